@@ -1,0 +1,5 @@
+"""Entry point for ``python -m gpuready``."""
+
+from gpuready.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,85 @@
+"""Collect facts about this machine into a ``Fingerprint``. Probes collect; they never judge."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from gpuready.model import Fact, Fingerprint, ProbeNote, Stack
+from gpuready.probe.access import collect_access
+from gpuready.probe.amd import collect_amd
+from gpuready.probe.devices import merge_devices
+from gpuready.probe.environment import relevant_environment
+from gpuready.probe.frameworks import (
+    FRAMEWORK_TIMEOUT_S,
+    child_argv,
+    framework_from_child,
+    relevant_packages,
+    triton_framework,
+)
+from gpuready.probe.host import collect_host
+from gpuready.probe.nvidia import collect_nvidia
+from gpuready.probe.redact import redact
+from gpuready.probe.system import CommandResult, LocalSystem, ReplaySystem, System
+
+FRAMEWORKS = ("torch", "jax")
+
+
+def collect_fingerprint(
+    system: System | None = None,
+    *,
+    frameworks: bool = True,
+    redact_identifiers: bool = True,
+    framework_timeout_s: float = FRAMEWORK_TIMEOUT_S,
+) -> Fingerprint:
+    """Probe the machine. Framework children start first and run while the other probes do."""
+    system = system or LocalSystem()
+    packages = relevant_packages(system.distributions())
+    installed = {p.name for p in packages}
+    with ThreadPoolExecutor(max_workers=len(FRAMEWORKS)) as pool:
+        children: dict[str, Future[CommandResult]] = {}
+        if frameworks:
+            for name in FRAMEWORKS:
+                if name in installed:
+                    children[name] = pool.submit(system.run, child_argv(system, name), framework_timeout_s)
+        host = collect_host(system)
+        amd = collect_amd(system)
+        nvidia = collect_nvidia(system)
+        access = collect_access(system)
+        results = {name: future.result() for name, future in children.items()}
+    notes: list[ProbeNote] = [*amd.notes, *nvidia.notes]
+    found = []
+    for name in FRAMEWORKS:
+        framework = framework_from_child(name, packages, results.get(name))
+        found.append(framework)
+        if not frameworks and name in installed:
+            notes.append(ProbeNote(name, Fact.absent("child process", "framework probes skipped")))
+    triton = triton_framework(packages)
+    if triton is not None:
+        found.append(triton)
+    devices = merge_devices([*amd.gpu_reports, ("nvidia-smi", nvidia.gpus)])
+    stack = Stack(
+        rocm_version=amd.rocm_version,
+        rocm_path=amd.rocm_path,
+        rocm_installs=amd.rocm_installs,
+        amdgpu_driver_version=amd.amdgpu_driver_version,
+        nvidia_driver_version=nvidia.driver_version,
+        nvidia_kernel_module=nvidia.kernel_module,
+        cuda_driver_version=Fact.absent("", "needs NVML (nvidia-ml-py); not probed from tools"),
+        cuda_toolkit_version=nvidia.cuda_toolkit_version,
+        amd_smi_version=amd.amd_smi_version,
+    )
+    fingerprint = Fingerprint(
+        host=host,
+        devices=devices,
+        stack=stack,
+        frameworks=tuple(found),
+        packages=packages,
+        access=access,
+        environment=relevant_environment(system.environ()),
+        probes=tuple(notes),
+        origin="probe",
+    )
+    return redact(fingerprint) if redact_identifiers else fingerprint
+
+
+__all__ = ["LocalSystem", "ReplaySystem", "System", "collect_fingerprint", "redact"]

@@ -1,0 +1,184 @@
+"""Framework facts: installed distributions (package metadata) and what each framework says of itself (child)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from gpuready.errors import ParseError
+from gpuready.model import BuildVariant, Fact, Framework, Package
+from gpuready.probe.framework_child import MARKER
+from gpuready.probe.system import CommandResult, System
+
+FRAMEWORK_TIMEOUT_S = 90.0
+"""Importing torch and initialising a GPU stack can take long on a cold cache; a hang is cut off here."""
+
+_RELEVANT = re.compile(
+    r"^(torch|torchvision|torchaudio|pytorch-triton(-rocm)?|triton|jax|jaxlib|jax-(cuda\d+|rocm\d*)-.*|"
+    r"jax[-_]rocm.*|tensorflow(-rocm|-gpu)?|onnxruntime(-gpu|-rocm|-migraphx)?|nvidia-.*|rocm-.*|amd-.*|"
+    r"amdsmi|pynvml|cupy.*|deepspeed|flash[-_]attn|xformers|vllm|bitsandbytes|apex|triton-rocm|"
+    r"transformers|accelerate|numpy)$",
+    re.IGNORECASE,
+)
+
+
+def relevant_packages(distributions: list[tuple[str, str]]) -> tuple[Package, ...]:
+    """The installed distributions that matter to an accelerator stack, sorted by name."""
+    found = {name.lower(): Package(name.lower(), version) for name, version in distributions if _RELEVANT.match(name)}
+    return tuple(found[name] for name in sorted(found))
+
+
+def variant_from_version(version: str) -> BuildVariant:
+    """``2.5.1+rocm6.2`` -> rocm, ``2.8.0+cu128`` -> cuda, ``2.6.0+cpu`` -> cpu, no local label -> unknown."""
+    try:
+        local = Version(version).local or ""
+    except InvalidVersion:
+        local = version.partition("+")[2]
+    if local.startswith("rocm"):
+        return BuildVariant.ROCM
+    if re.match(r"cu\d", local):
+        return BuildVariant.CUDA
+    if local.startswith("cpu"):
+        return BuildVariant.CPU
+    return BuildVariant.UNKNOWN
+
+
+def parse_child_output(text: str) -> dict[str, Any]:
+    """The JSON payload a framework child printed after its marker (warnings before it are ignored)."""
+    for line in reversed(text.splitlines()):
+        if line.startswith(MARKER):
+            try:
+                payload = json.loads(line[len(MARKER):])
+            except json.JSONDecodeError as error:
+                raise ParseError(f"child printed malformed JSON: {error.msg}") from error
+            if not isinstance(payload, dict) or "ok" not in payload:
+                raise ParseError("child JSON has no 'ok' field")
+            return payload
+    raise ParseError("child printed no result line")
+
+
+def child_argv(system: System, framework: str) -> list[str]:
+    """How a framework child is started: the same interpreter, our child module."""
+    return [system.python_executable(), "-m", "gpuready.probe.framework_child", framework]
+
+
+def _child_failure(result: CommandResult) -> str:
+    if result.error:
+        return result.error
+    if result.returncode is not None and result.returncode < 0:
+        import signal
+
+        try:
+            name = signal.Signals(-result.returncode).name
+        except ValueError:
+            name = f"signal {-result.returncode}"
+        return f"crashed with {name}" + (f": {result.stderr.strip().splitlines()[-1][:200]}" if result.stderr.strip()
+                                         else "")
+    return result.failure()
+
+
+def _metadata_version(packages: tuple[Package, ...], *names: str) -> tuple[str, str] | None:
+    for package in packages:
+        if package.name in names:
+            return package.name, package.version
+    return None
+
+
+def framework_from_child(name: str, packages: tuple[Package, ...], result: CommandResult | None) -> Framework:
+    """Turn a child's answer (or its failure) and the package metadata into a ``Framework``."""
+    installed = _metadata_version(packages, name)
+    source = f"{name} (child process)"
+    if installed is None and result is None:
+        missing: Fact[Any] = Fact.absent("package metadata", f"{name} is not installed")
+        return Framework(name=name, version=missing, variant=missing, backend_version=missing,
+                         accelerator_available=missing, device_count=missing, device_names=missing,
+                         device_archs=missing, arch_list=missing, default_backend=missing)
+    meta_version: Fact[str] = Fact.of(installed[1], "package metadata") if installed else Fact.absent(
+        "package metadata", "no distribution metadata")
+    meta_variant: Fact[BuildVariant] = Fact.of(variant_from_version(installed[1]), "package metadata version") \
+        if installed else Fact.absent("package metadata")
+    payload: dict[str, Any] | None = None
+    failure = "not run"
+    if result is not None:
+        try:
+            payload = parse_child_output(result.stdout)
+        except ParseError as error:
+            failure = _child_failure(result) if not result.ok else error.reason
+    if payload is not None and not payload.get("ok"):
+        failure = f"import {name} failed: {payload.get('error', 'unknown error')}"
+        payload = None
+    if payload is None:
+        failed: Fact[Any] = Fact.error(source, failure)
+        return Framework(name=name, version=meta_version, variant=meta_variant, backend_version=failed,
+                         accelerator_available=failed, device_count=failed, device_names=failed,
+                         device_archs=failed, arch_list=failed, default_backend=failed)
+    facts = payload.get("facts") or {}
+    if not isinstance(facts, dict):
+        facts = {}
+    return _framework_from_facts(name, facts, meta_version, meta_variant, source)
+
+
+def _strings(value: Any) -> tuple[str, ...] | None:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return None
+
+
+def _framework_from_facts(
+    name: str, facts: dict[str, Any], meta_version: Fact[str], meta_variant: Fact[BuildVariant], source: str
+) -> Framework:
+    version = Fact.of(str(facts["version"]), source) if facts.get("version") else meta_version
+    unsupported: Fact[Any] = Fact.unsupported(source, f"{name} does not report this")
+    if name == "torch":
+        hip, cuda = facts.get("hip"), facts.get("cuda")
+        variant = BuildVariant.ROCM if hip else BuildVariant.CUDA if cuda else BuildVariant.CPU
+        backend: Fact[str] = Fact.of(str(hip or cuda), f"torch.version.{'hip' if hip else 'cuda'}") if (
+            hip or cuda) else Fact.unsupported(source, "CPU-only build")
+        names = _strings(facts.get("device_names"))
+        archs = _strings(facts.get("device_archs"))
+        arch_list = _strings(facts.get("arch_list"))
+        return Framework(
+            name=name,
+            version=version,
+            variant=Fact.of(variant, "torch.version.hip / torch.version.cuda"),
+            backend_version=backend,
+            accelerator_available=Fact.of(bool(facts.get("available")), "torch.cuda.is_available()"),
+            device_count=Fact.of(int(facts.get("device_count") or 0), "torch.cuda.device_count()"),
+            device_names=Fact.maybe(names, source),
+            device_archs=Fact.maybe(archs, source),
+            arch_list=Fact.of(arch_list, "torch._C._cuda_getArchFlags()") if arch_list else (
+                Fact.unsupported(source, "CPU-only build") if variant is BuildVariant.CPU
+                else Fact.absent(source, "no compiled architecture list")),
+            default_backend=unsupported,
+        )
+    backend_name = str(facts.get("default_backend") or "")
+    platforms = " ".join(_strings(facts.get("platforms")) or ())
+    variant = BuildVariant.ROCM if "rocm" in platforms else BuildVariant.CUDA if (
+        "cuda" in platforms) else BuildVariant.CPU if backend_name == "cpu" else meta_variant.get(BuildVariant.UNKNOWN)
+    names = _strings(facts.get("device_names"))
+    return Framework(
+        name=name,
+        version=version,
+        variant=Fact.of(variant, "jax.devices()"),
+        backend_version=unsupported,
+        accelerator_available=Fact.of(backend_name not in ("", "cpu"), "jax.default_backend()"),
+        device_count=Fact.of(int(facts.get("device_count") or 0), "jax.devices()"),
+        device_names=Fact.maybe(names, source),
+        device_archs=unsupported,
+        arch_list=unsupported,
+        default_backend=Fact.of(backend_name, "jax.default_backend()") if backend_name else Fact.absent(source),
+    )
+
+
+def triton_framework(packages: tuple[Package, ...]) -> Framework | None:
+    """Triton as installed (never imported: importing it can initialise a GPU)."""
+    found = _metadata_version(packages, "pytorch-triton-rocm", "triton", "pytorch-triton", "triton-rocm")
+    if found is None:
+        return None
+    name, version = found
+    variant = BuildVariant.ROCM if "rocm" in name or "rocm" in version else BuildVariant.UNKNOWN
+    return Framework(name=name, version=Fact.of(version, "package metadata"),
+                     variant=Fact.of(variant, "distribution name"))

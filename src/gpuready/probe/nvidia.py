@@ -1,0 +1,105 @@
+"""NVIDIA facts: the kernel module, nvidia-smi's GPU list, the CUDA toolkit."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from packaging.version import InvalidVersion, Version
+
+from gpuready.errors import ParseError
+from gpuready.model import Fact, ProbeNote
+from gpuready.probe.parse.nvidia import QUERY_FIELDS, parse_nvidia_proc_version, parse_nvidia_smi_csv
+from gpuready.probe.parse.records import GpuRecord
+from gpuready.probe.system import System
+
+PROC_VERSION = "/proc/driver/nvidia/version"
+CUDA_VERSION_JSON = "/usr/local/cuda/version.json"
+
+
+def nvidia_smi_argv(fields: tuple[str, ...] = QUERY_FIELDS) -> list[str]:
+    """The nvidia-smi command gpuready runs."""
+    return ["nvidia-smi", f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits"]
+
+
+@dataclass(frozen=True)
+class NvidiaFacts:
+    """What the NVIDIA probes found."""
+
+    gpus: list[GpuRecord] = field(default_factory=list)
+    driver_version: Fact[Version] = field(default_factory=lambda: Fact[Version].absent("", "not probed"))
+    kernel_module: Fact[str] = field(default_factory=lambda: Fact[str].absent("", "not probed"))
+    cuda_toolkit_version: Fact[Version] = field(default_factory=lambda: Fact[Version].absent("", "not probed"))
+    notes: list[ProbeNote] = field(default_factory=list)
+
+
+def parse_cuda_version_json(text: str) -> Version:
+    """``/usr/local/cuda/version.json`` (CUDA 11.1+): ``{"cuda": {"version": "12.4.1"}}``."""
+    try:
+        data = json.loads(text)
+        return Version(str(data["cuda"]["version"]))
+    except (json.JSONDecodeError, KeyError, TypeError, InvalidVersion) as error:
+        raise ParseError(f"no cuda.version: {error}") from error
+
+
+def _version(text: str | None) -> Version | None:
+    try:
+        return Version(text) if text else None
+    except InvalidVersion:
+        return None
+
+
+def collect_nvidia(system: System) -> NvidiaFacts:
+    """Probe everything NVIDIA; each part optional, failures recorded in ``notes``."""
+    notes: list[ProbeNote] = []
+    driver: Fact[Version] = Fact.absent(PROC_VERSION, "no NVIDIA kernel module loaded")
+    module: Fact[str] = Fact.absent(PROC_VERSION, "no NVIDIA kernel module loaded")
+    try:
+        proc = system.read_text(PROC_VERSION)
+    except OSError as error:
+        proc = None
+        driver, module = Fact.error(PROC_VERSION, str(error)), Fact.error(PROC_VERSION, str(error))
+    if proc is not None:
+        try:
+            parsed = parse_nvidia_proc_version(proc)
+            version = _version(parsed.version)
+            driver = Fact.of(version, PROC_VERSION) if version else Fact.error(PROC_VERSION, parsed.version)
+            module = Fact.of(parsed.flavour, PROC_VERSION)
+        except ParseError as error:
+            driver, module = Fact.error(PROC_VERSION, error.reason), Fact.error(PROC_VERSION, error.reason)
+
+    gpus: list[GpuRecord] = []
+    fields = QUERY_FIELDS
+    result = system.run(nvidia_smi_argv(fields))
+    if not result.ok and "compute_cap" in result.stdout + result.stderr:
+        # Drivers before compute_cap was a query field reject the whole query: ask again without it.
+        fields = tuple(f for f in QUERY_FIELDS if f != "compute_cap")
+        result = system.run(nvidia_smi_argv(fields))
+    command = " ".join(nvidia_smi_argv(fields))
+    if result.not_found:
+        notes.append(ProbeNote("nvidia-smi", Fact.absent(command, "nvidia-smi is not on PATH")))
+    elif not result.ok:
+        notes.append(ProbeNote("nvidia-smi", Fact.error(command, result.failure())))
+    else:
+        try:
+            gpus = list(parse_nvidia_smi_csv(result.stdout, fields))
+            notes.append(ProbeNote("nvidia-smi", Fact.of(f"{len(gpus)} GPU(s)", command)))
+        except ParseError as error:
+            notes.append(ProbeNote("nvidia-smi", Fact.error(command, error.reason)))
+    if not driver.ok and gpus and gpus[0].driver_version:
+        reported = _version(gpus[0].driver_version)
+        if reported:
+            driver = Fact.of(reported, "nvidia-smi")
+
+    toolkit: Fact[Version] = Fact.absent(CUDA_VERSION_JSON, "no CUDA toolkit at /usr/local/cuda")
+    try:
+        text = system.read_text(CUDA_VERSION_JSON)
+    except OSError as error:
+        text, toolkit = None, Fact.error(CUDA_VERSION_JSON, str(error))
+    if text is not None:
+        try:
+            toolkit = Fact.of(parse_cuda_version_json(text), CUDA_VERSION_JSON)
+        except ParseError as error:
+            toolkit = Fact.error(CUDA_VERSION_JSON, error.reason)
+    return NvidiaFacts(gpus=gpus, driver_version=driver, kernel_module=module, cuda_toolkit_version=toolkit,
+                       notes=notes)

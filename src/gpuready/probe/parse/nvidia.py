@@ -1,0 +1,130 @@
+"""Parsers for NVIDIA's ``nvidia-smi --query-gpu ... --format=csv`` and ``/proc/driver/nvidia/version``."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gpuready.errors import ParseError
+from gpuready.probe.parse.records import GpuRecord
+
+QUERY_FIELDS = ("index", "name", "pci.bus_id", "driver_version", "compute_cap", "memory.total", "uuid")
+"""The fields gpuready asks for, in this order (``--format=csv,noheader,nounits``)."""
+
+_ALIASES = {
+    "gpu_name": "name",
+    "gpu_bus_id": "pci.bus_id",
+    "gpu_uuid": "uuid",
+    "gpu_serial": "serial",
+}
+_KNOWN = {*QUERY_FIELDS, "timestamp", "serial", "vbios_version", "compute_mode", "pstate", "memory.used",
+          "memory.free", "temperature.gpu", "utilization.gpu"}
+_MISSING = {"", "[N/A]", "N/A", "[Not Supported]"}
+
+
+def _field_name(header: str) -> str:
+    name = re.sub(r"\s*\[.*\]\s*$", "", header.strip()).strip().lower()
+    return _ALIASES.get(name, name)
+
+
+def _looks_like_header(cells: Sequence[str]) -> bool:
+    names = [_field_name(c) for c in cells]
+    return bool(names) and all(re.fullmatch(r"[a-z_][a-z0-9_.]*", n) for n in names) and any(
+        n in _KNOWN for n in names
+    )
+
+
+def _mib(value: str) -> int:
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(MiB)?", value.strip())
+    if not match:
+        raise ParseError(f"memory value {value!r} is not a number of MiB")
+    return int(float(match.group(1)) * 1024 * 1024)
+
+
+def parse_nvidia_smi_csv(text: str, fields: Sequence[str] | None = None) -> tuple[GpuRecord, ...]:
+    """Parse ``nvidia-smi --query-gpu`` CSV output.
+
+    Columns are named by the header row when there is one, else by ``fields`` (the ``--query-gpu`` list),
+    else by ``QUERY_FIELDS``. Values may carry units (``40960 MiB``) or not (``nounits``). A GPU sampled
+    several times (``-l``) is reported once, at its first row.
+    """
+    try:
+        rows = [[cell.strip() for cell in row] for row in csv.reader(io.StringIO(text)) if any(row)]
+    except csv.Error as error:
+        raise ParseError(f"not CSV: {error}") from error
+    if not rows:
+        raise ParseError("no rows")
+    if _looks_like_header(rows[0]):
+        names = [_field_name(c) for c in rows[0]]
+        rows = rows[1:]
+    else:
+        names = [_field_name(f) for f in (fields or QUERY_FIELDS)]
+    records: list[GpuRecord] = []
+    seen: set[str] = set()
+    for number, row in enumerate(rows, start=1):
+        if len(row) != len(names):
+            raise ParseError(f"row {number} has {len(row)} columns, expected {len(names)} ({', '.join(names)})")
+        cell = {name: (value if value not in _MISSING else None) for name, value in zip(names, row)}
+        key = cell.get("pci.bus_id") or cell.get("uuid") or cell.get("index")
+        if key is not None:
+            if key in seen:
+                continue
+            seen.add(key)
+        arch = None
+        if cell.get("compute_cap"):
+            match = re.fullmatch(r"(\d+)\.(\d+)", cell["compute_cap"] or "")
+            if not match:
+                raise ParseError(f"row {number}: compute_cap {cell['compute_cap']!r} is not MAJOR.MINOR")
+            arch = f"sm_{match.group(1)}{match.group(2)}"
+        index = cell.get("index")
+        if index is not None and not index.isdigit():
+            raise ParseError(f"row {number}: index {index!r} is not a number")
+        records.append(
+            GpuRecord(
+                vendor="nvidia",
+                index=int(index) if index is not None else None,
+                name=cell.get("name"),
+                arch=arch,
+                memory_bytes=_mib(cell["memory.total"]) if cell.get("memory.total") else None,
+                pci_bus=(cell.get("pci.bus_id") or "").lower() or None,
+                uuid=cell.get("uuid"),
+                driver_version=cell.get("driver_version"),
+            )
+        )
+    if not records:
+        raise ParseError("a header but no GPU rows")
+    return tuple(records)
+
+
+@dataclass(frozen=True, slots=True)
+class NvidiaKernelModule:
+    """``/proc/driver/nvidia/version``: the loaded kernel module."""
+
+    version: str
+    flavour: str
+    """``open`` (open GPU kernel modules) or ``proprietary``."""
+    machine: str | None = None
+    gcc: str | None = None
+
+
+_NVRM = re.compile(
+    r"NVRM version:\s+NVIDIA UNIX (?:(?P<open>Open Kernel Module for (?P<m1>\S+))|(?P<m2>\S+) Kernel Module)"
+    r"\s+(?P<version>\d+(?:\.\d+)+)"
+)
+
+
+def parse_nvidia_proc_version(text: str) -> NvidiaKernelModule:
+    """Parse ``/proc/driver/nvidia/version``."""
+    match = _NVRM.search(text)
+    if not match:
+        raise ParseError("no 'NVRM version: NVIDIA UNIX ... Kernel Module <version>' line")
+    gcc = re.search(r"^GCC version:\s+(.+?)\s*$", text, re.MULTILINE)
+    return NvidiaKernelModule(
+        version=match.group("version"),
+        flavour="open" if match.group("open") else "proprietary",
+        machine=match.group("m1") or match.group("m2"),
+        gcc=gcc.group(1) if gcc else None,
+    )

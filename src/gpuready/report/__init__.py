@@ -1,0 +1,1 @@
+"""Pure renderers: ``render_<format>(run) -> str``. Nothing here probes or judges."""
