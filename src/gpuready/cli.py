@@ -13,23 +13,31 @@ from pathlib import Path
 import click
 
 from gpuready import __version__
-from gpuready.errors import ExitCode, GpureadyError
+from gpuready.errors import ExitCode, GpureadyError, UsageError
 
 REPORT_KINDS = ("run", "collect-env", "rocminfo", "amd-smi-static", "amd-smi-list", "amd-smi-version", "rocm-smi",
                 "nvidia-smi-csv", "kfd-properties")
 
 
 def write_output(path: Path, text: str) -> None:
-    """Write atomically: a temporary file beside the target, then rename, so nothing is half-written."""
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise GpureadyError(f"{path}: directory {directory} does not exist")
-    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, prefix=f".{path.name}.",
+    """Write a result file whole or not at all.
+
+    A regular file (or a new one) is written to a temporary file beside it and renamed over it, so a failure never
+    leaves half a file; a symlink is followed, and a device or pipe (``/dev/stdout``, a FIFO) is written directly.
+    """
+    target = Path(os.path.realpath(path))
+    if target.exists() and not target.is_file():
+        with open(target, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        return
+    if not target.parent.is_dir():
+        raise UsageError(f"{path}: directory {target.parent} does not exist")
+    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.",
                                          delete=False)
     try:
         with handle:
             handle.write(text)
-        os.replace(handle.name, path)
+        os.replace(handle.name, target)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
         raise

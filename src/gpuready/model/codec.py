@@ -116,9 +116,8 @@ def _decode(hint: Any, data: Any, path: str, bindings: dict[Any, Any], source: s
             return tuple(_decode(args[0], item, f"{path}[{i}]", bindings, source) for i, item in enumerate(data))
         if len(args) != len(data):
             raise SchemaError(f"expected a list of {len(args)} items, got {len(data)}", source=source, field=path)
-        return tuple(
-            _decode(arg, item, f"{path}[{i}]", bindings, source) for i, (arg, item) in enumerate(zip(args, data))
-        )
+        pairs = enumerate(zip(args, data, strict=True))
+        return tuple(_decode(arg, item, f"{path}[{i}]", bindings, source) for i, (arg, item) in pairs)
     if origin in (dict, Mapping):
         if not isinstance(data, dict):
             _fail(hint, data, path, source)
@@ -167,7 +166,7 @@ def _decode_dataclass(
         _fail(cls, data, path, source)
     params = getattr(cls, "__parameters__", ())
     local = dict(bindings)
-    local.update(zip(params, args))
+    local.update(zip(params, args, strict=False))
     hints = type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - set(fields))

@@ -79,7 +79,7 @@ class _Builder:
             return ref
         self.defs[name] = {}  # placeholder for recursion
         local = dict(bindings)
-        local.update(zip(getattr(cls, "__parameters__", ()), args))
+        local.update(zip(getattr(cls, "__parameters__", ()), args, strict=False))
         hints = type_hints(cls)
         properties: dict[str, Any] = {}
         required: list[str] = []

@@ -52,7 +52,7 @@ def merge_devices(reports: Sequence[tuple[str, Sequence[GpuRecord]]]) -> tuple[D
                     merged[target][f] = (value, source)
             sources[target].append(source)
     devices = []
-    for index, (fields, seen) in enumerate(zip(merged, sources)):
+    for index, (fields, seen) in enumerate(zip(merged, sources, strict=False)):
         facts = {
             f: Fact.of(fields[f][0], fields[f][1]) if f in fields else Fact.absent(", ".join(seen), "not reported")
             for f in _FIELDS

@@ -8,9 +8,9 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from gpuready._framework_child import MARKER
 from gpuready.errors import ParseError
 from gpuready.model import BuildVariant, Fact, Framework, Package
-from gpuready.probe.framework_child import MARKER
 from gpuready.probe.system import CommandResult, System
 
 FRAMEWORK_TIMEOUT_S = 90.0
@@ -62,7 +62,7 @@ def parse_child_output(text: str) -> dict[str, Any]:
 
 def child_argv(system: System, framework: str) -> list[str]:
     """How a framework child is started: the same interpreter, our child module."""
-    return [system.python_executable(), "-m", "gpuready.probe.framework_child", framework]
+    return [system.python_executable(), "-m", "gpuready._framework_child", framework]
 
 
 def _child_failure(result: CommandResult) -> str:

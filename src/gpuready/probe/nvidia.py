@@ -69,7 +69,7 @@ def collect_nvidia(system: System) -> NvidiaFacts:
             driver, module = Fact.error(PROC_VERSION, error.reason), Fact.error(PROC_VERSION, error.reason)
 
     gpus: list[GpuRecord] = []
-    fields = QUERY_FIELDS
+    fields: tuple[str, ...] = QUERY_FIELDS
     result = system.run(nvidia_smi_argv(fields))
     if not result.ok and "compute_cap" in result.stdout + result.stderr:
         # Drivers before compute_cap was a query field reject the whole query: ask again without it.

@@ -188,14 +188,13 @@ def fingerprint_from_collect_env(report: CollectEnvReport, origin: str) -> Finge
             driver = Fact.of(Version(report.nvidia_driver_version), src)
         except InvalidVersion:
             driver = Fact.error(src, f"unreadable driver version {report.nvidia_driver_version!r}")
-    cuda_runtime: Fact[Version] = Fact.absent(src)
-    packages = tuple(sorted({Package(p.name.lower(), p.version) for p in report.packages if p.manager.startswith("pip")},
-                            key=lambda p: p.name))
+    pip = {Package(p.name.lower(), p.version) for p in report.packages if p.manager.startswith("pip")}
+    packages = tuple(sorted(pip, key=lambda p: p.name))
     notes = tuple(ProbeNote("collect_env", Fact.of(w, src)) for w in report.warnings)
     return Fingerprint(
         host=host,
         devices=merge_devices([(src, list(report.gpus))]),
-        stack=Stack(rocm_version=rocm, nvidia_driver_version=driver, cuda_toolkit_version=cuda_runtime),
+        stack=Stack(rocm_version=rocm, nvidia_driver_version=driver),
         frameworks=(torch,),
         packages=packages,
         probes=notes,
@@ -203,14 +202,14 @@ def fingerprint_from_collect_env(report: CollectEnvReport, origin: str) -> Finge
     )
 
 
-def _fingerprint_from_text(kind: ReportKind, text: str, origin: str) -> Fingerprint:
+def _fingerprint_from_text(kind: ReportKind, text: str, origin: str, source: str) -> Fingerprint:
     if kind is ReportKind.RUN:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
             raise ParseError(f"malformed or truncated JSON: {error.msg} at line {error.lineno} column {error.colno}"
                              ) from error
-        run = Run.from_dict(data, source=origin.split(": ", 1)[-1])
+        run = Run.from_dict(data, source=source)
         if run.fingerprint is None:
             raise InputError("this Run holds no fingerprint", field="$.fingerprint")
         return run.fingerprint
@@ -285,7 +284,7 @@ def read_fingerprint(path: Path, kind: ReportKind | None = None) -> tuple[Report
                 source=str(path),
             )
     try:
-        return kind, _fingerprint_from_text(kind, text, f"{kind.value}: {path.name}")
+        return kind, _fingerprint_from_text(kind, text, f"{kind.value}: {path.name}", str(path))
     except ParseError as error:
         raise InputError(f"not a readable {kind.value} report: {error.reason}", source=str(path),
                          field=error.field) from error

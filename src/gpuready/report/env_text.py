@@ -113,10 +113,11 @@ def render_env(fingerprint: Fingerprint) -> RenderableType:
         parts += [Text(""), _device_table(fingerprint.devices)]
     stack = _section("Stack")
     s = fingerprint.stack
-    for title, fact in (("ROCm", s.rocm_version), ("ROCm path", s.rocm_path),
+    stack_facts: tuple[tuple[str, Fact[Any]], ...] = (("ROCm", s.rocm_version), ("ROCm path", s.rocm_path),
                         ("amdgpu driver", s.amdgpu_driver_version), ("amd-smi", s.amd_smi_version),
                         ("NVIDIA driver", s.nvidia_driver_version), ("NVIDIA kernel module", s.nvidia_kernel_module),
-                        ("CUDA toolkit", s.cuda_toolkit_version)):
+                        ("CUDA toolkit", s.cuda_toolkit_version))
+    for title, fact in stack_facts:
         if fact.detail != "not probed":
             stack.add_row(title, fact_text(fact))
     if s.rocm_installs:

@@ -23,13 +23,15 @@ def load_json(text: str) -> Any:
     try:
         return json.loads(stripped)
     except json.JSONDecodeError as first:
+        error = first
         start = min((i for i in (stripped.find("{"), stripped.find("[")) if i >= 0), default=-1)
         if start > 0:
             try:
                 return json.loads(stripped[start:])
-            except json.JSONDecodeError:
-                pass
-        raise ParseError(f"not JSON ({first.msg} at line {first.lineno} column {first.colno})") from first
+            except json.JSONDecodeError as second:
+                error = second
+        where = f"line {error.lineno} column {error.colno}" + (" of the JSON after the warnings" if start > 0 else "")
+        raise ParseError(f"not JSON ({error.msg} at {where})") from first
 
 
 def _text(value: Any) -> str | None:

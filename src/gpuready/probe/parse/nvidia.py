@@ -67,7 +67,7 @@ def parse_nvidia_smi_csv(text: str, fields: Sequence[str] | None = None) -> tupl
     for number, row in enumerate(rows, start=1):
         if len(row) != len(names):
             raise ParseError(f"row {number} has {len(row)} columns, expected {len(names)} ({', '.join(names)})")
-        cell = {name: (value if value not in _MISSING else None) for name, value in zip(names, row)}
+        cell = {name: (value if value not in _MISSING else None) for name, value in zip(names, row, strict=False)}
         key = cell.get("pci.bus_id") or cell.get("uuid") or cell.get("index")
         if key is not None:
             if key in seen:
@@ -88,7 +88,7 @@ def parse_nvidia_smi_csv(text: str, fields: Sequence[str] | None = None) -> tupl
                 index=int(index) if index is not None else None,
                 name=cell.get("name"),
                 arch=arch,
-                memory_bytes=_mib(cell["memory.total"]) if cell.get("memory.total") else None,
+                memory_bytes=_mib(memory) if (memory := cell.get("memory.total")) else None,
                 pci_bus=(cell.get("pci.bus_id") or "").lower() or None,
                 uuid=cell.get("uuid"),
                 driver_version=cell.get("driver_version"),

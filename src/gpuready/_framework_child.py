@@ -1,12 +1,14 @@
 """Run in a child interpreter: import one framework, print its facts as one JSON line, exit.
 
 The parent never imports torch or jax; a framework that hangs, crashes or prints warnings cannot take gpuready
-with it. Only the standard library is imported here besides the framework under test.
+with it. Only the standard library is imported here besides the framework under test, and this module sits at the
+top of the package so that starting it imports nothing else of gpuready.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 from typing import Any
@@ -59,7 +61,10 @@ PROBES = {"torch": torch_facts, "jax": jax_facts}
 
 
 def main(argv: list[str]) -> int:
-    """``python -m gpuready.probe.framework_child torch``."""
+    """``python -m gpuready._framework_child torch``."""
+    # A stray torch.py or jax.py in the working directory must not stand in for the installed framework.
+    cwd = os.getcwd()
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", cwd)]
     if len(argv) != 1 or argv[0] not in PROBES:
         print(f"usage: framework_child {{{','.join(PROBES)}}}", file=sys.stderr)
         return 2

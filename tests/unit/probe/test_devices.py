@@ -1,0 +1,31 @@
+"""Merging what several tools said about the same GPUs."""
+
+from __future__ import annotations
+
+from gpuready.probe.devices import merge_devices
+from gpuready.probe.parse.records import GpuRecord
+from gpuready.probe.parse.rocminfo import parse_rocminfo
+from tests.fixture_kinds import FIXTURES
+
+
+def test_records_join_by_pci_address_not_position() -> None:
+    rocminfo = parse_rocminfo((FIXTURES / "rocminfo/rx9070xt-gfx1201-igpu-gfx1036-rocm7.0.txt").read_text())
+    # Synthetic: a smi tool listing the same two GPUs in the other order, with domain-qualified addresses.
+    smi = [GpuRecord(vendor="amd", pci_bus="0000:76:00.0", name="iGPU", memory_bytes=1),
+           GpuRecord(vendor="amd", pci_bus="0000:03:00.0", name="dGPU", memory_bytes=2)]
+    devices = merge_devices([("amd-smi", smi), ("rocminfo", list(rocminfo.gpus))])
+    assert [(d.name.value, d.arch.value) for d in devices] == [("iGPU", "gfx1036"), ("dGPU", "gfx1201")]
+    assert devices[1].memory_bytes.value == 2 and devices[1].memory_bytes.source == "amd-smi"
+
+
+def test_position_is_used_only_when_the_counts_agree() -> None:
+    two = [GpuRecord(vendor="amd", name="a"), GpuRecord(vendor="amd", name="b")]
+    one_arch = [GpuRecord(vendor="amd", arch="gfx942")]
+    devices = merge_devices([("x", two), ("y", one_arch)])
+    assert all(d.arch.value is None for d in devices), "pairing 2 with 1 would be a guess"
+    both = merge_devices([("x", two), ("y", one_arch * 2)])
+    assert [d.arch.value for d in both] == ["gfx942", "gfx942"]
+
+
+def test_nothing_found() -> None:
+    assert merge_devices([("amd-smi", []), ("nvidia-smi", [])]) == ()
