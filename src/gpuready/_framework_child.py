@@ -1,4 +1,4 @@
-"""Run in a child interpreter: import one framework, print its facts as one JSON line, exit.
+"""Run in a child interpreter: import one framework or vendor library, print its facts as one JSON line, exit.
 
 The parent never imports torch or jax; a framework that hangs, crashes or prints warnings cannot take gpuready
 with it. Only the standard library is imported here besides the framework under test, and this module sits at the
@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 MARKER = "GPUREADY_JSON:"
@@ -57,7 +58,69 @@ def jax_facts() -> dict[str, Any]:
     }
 
 
-PROBES = {"torch": torch_facts, "jax": jax_facts}
+def _query(gpu: dict[str, Any], key: str, call: Callable[[Any], Any], handle: Any) -> None:
+    """Set ``gpu[key]`` from ``call(handle)``; one unsupported query must not lose the device."""
+    try:
+        gpu[key] = call(handle)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def nvml_facts() -> dict[str, Any]:
+    """Driver, CUDA driver version and GPUs from NVML (the nvidia-ml-py package, module ``pynvml``)."""
+    import pynvml
+
+    pynvml.nvmlInit()
+    try:
+        cuda = pynvml.nvmlSystemGetCudaDriverVersion_v2()
+        gpus = []
+        for index in range(pynvml.nvmlDeviceGetCount()):
+            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+            gpu: dict[str, Any] = {"index": index, "name": _text(pynvml.nvmlDeviceGetName(handle))}
+            _query(gpu, "uuid", lambda h: _text(pynvml.nvmlDeviceGetUUID(h)), handle)
+            _query(gpu, "pci_bus", lambda h: _text(pynvml.nvmlDeviceGetPciInfo(h).busId), handle)
+            _query(gpu, "memory_bytes", lambda h: int(pynvml.nvmlDeviceGetMemoryInfo(h).total), handle)
+            _query(gpu, "arch", lambda h: "sm_{}{}".format(*pynvml.nvmlDeviceGetCudaComputeCapability(h)), handle)
+            gpus.append(gpu)
+        return {
+            "driver_version": _text(pynvml.nvmlSystemGetDriverVersion()),
+            "cuda_driver_version": f"{cuda // 1000}.{cuda % 1000 // 10}",
+            "gpus": gpus,
+        }
+    finally:
+        pynvml.nvmlShutdown()
+
+
+def amdsmi_facts() -> dict[str, Any]:
+    """GPUs and driver from AMD's amdsmi Python library."""
+    import amdsmi
+
+    amdsmi.amdsmi_init()
+    try:
+        gpus = []
+        driver = None
+        for index, handle in enumerate(amdsmi.amdsmi_get_processor_handles()):
+            gpu: dict[str, Any] = {"index": index}
+            _query(gpu, "asic", lambda h: amdsmi.amdsmi_get_gpu_asic_info(h), handle)
+            asic = gpu.pop("asic", None) or {}
+            gpu.update(name=asic.get("market_name"), arch=asic.get("target_graphics_version"),
+                       pci_device_id=asic.get("device_id"), compute_units=asic.get("num_compute_units"))
+            _query(gpu, "memory_mb", lambda h: amdsmi.amdsmi_get_gpu_vram_info(h)["vram_size"], handle)
+            _query(gpu, "pci_bus", lambda h: amdsmi.amdsmi_get_gpu_device_bdf(h), handle)
+            _query(gpu, "uuid", lambda h: amdsmi.amdsmi_get_gpu_device_uuid(h), handle)
+            _query(gpu, "driver_version", lambda h: amdsmi.amdsmi_get_gpu_driver_info(h)["driver_version"], handle)
+            driver = driver or gpu.get("driver_version")
+            gpus.append(gpu)
+        return {"driver_version": driver, "gpus": gpus}
+    finally:
+        amdsmi.amdsmi_shut_down()
+
+
+PROBES = {"torch": torch_facts, "jax": jax_facts, "nvml": nvml_facts, "amdsmi": amdsmi_facts}
 
 
 def main(argv: list[str]) -> int:

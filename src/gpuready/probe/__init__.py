@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from gpuready.model import Fact, Fingerprint, ProbeNote, Stack
@@ -17,7 +18,9 @@ from gpuready.probe.frameworks import (
     triton_framework,
 )
 from gpuready.probe.host import collect_host
+from gpuready.probe.libraries import gpu_records, installed_libraries, library_facts, version_fact
 from gpuready.probe.nvidia import collect_nvidia
+from gpuready.probe.parse.records import GpuRecord
 from gpuready.probe.redact import redact
 from gpuready.probe.system import CommandResult, LocalSystem, ReplaySystem, System
 
@@ -35,12 +38,14 @@ def collect_fingerprint(
     system = system or LocalSystem()
     packages = relevant_packages(system.distributions())
     installed = {p.name for p in packages}
-    with ThreadPoolExecutor(max_workers=len(FRAMEWORKS)) as pool:
+    with ThreadPoolExecutor(max_workers=4) as pool:
         children: dict[str, Future[CommandResult]] = {}
         if frameworks:
             for name in FRAMEWORKS:
                 if name in installed:
                     children[name] = pool.submit(system.run, child_argv(system, name), framework_timeout_s)
+        for library in installed_libraries(packages):
+            children[library] = pool.submit(system.run, child_argv(system, library), framework_timeout_s)
         host = collect_host(system)
         amd = collect_amd(system)
         nvidia = collect_nvidia(system)
@@ -56,15 +61,34 @@ def collect_fingerprint(
     triton = triton_framework(packages)
     if triton is not None:
         found.append(triton)
-    devices = merge_devices([*amd.gpu_reports, ("nvidia-smi", nvidia.gpus)])
+    library_gpus: dict[str, list[GpuRecord]] = {"nvml": [], "amdsmi": []}
+    nvidia_driver, cuda_driver = nvidia.driver_version, Fact[str].absent(
+        "nvml", "needs NVML (pip install nvidia-ml-py)")
+    for library in library_gpus:
+        if library not in results:
+            continue
+        facts, probe_note = library_facts(library, results[library])
+        notes.append(probe_note)
+        if facts is None:
+            continue
+        library_gpus[library] = gpu_records(library, facts)
+        if library == "nvml":
+            reported = version_fact(facts.get("driver_version"), "nvml")
+            if reported is not None and not nvidia_driver.ok:
+                nvidia_driver = reported
+            if isinstance(facts.get("cuda_driver_version"), str):
+                cuda_driver = Fact.of(facts["cuda_driver_version"], "nvmlSystemGetCudaDriverVersion")
+    amd_devices = merge_devices([("amdsmi", library_gpus["amdsmi"]), *amd.gpu_reports])
+    nvidia_devices = merge_devices([("nvml", library_gpus["nvml"]), ("nvidia-smi", nvidia.gpus)])
+    devices = tuple(dataclasses.replace(d, index=i) for i, d in enumerate(amd_devices + nvidia_devices))
     stack = Stack(
         rocm_version=amd.rocm_version,
         rocm_path=amd.rocm_path,
         rocm_installs=amd.rocm_installs,
         amdgpu_driver_version=amd.amdgpu_driver_version,
-        nvidia_driver_version=nvidia.driver_version,
+        nvidia_driver_version=nvidia_driver,
         nvidia_kernel_module=nvidia.kernel_module,
-        cuda_driver_version=Fact.absent("", "needs NVML (nvidia-ml-py); not probed from tools"),
+        cuda_driver_version=cuda_driver,
         cuda_toolkit_version=nvidia.cuda_toolkit_version,
         amd_smi_version=amd.amd_smi_version,
     )
