@@ -114,6 +114,12 @@ def _rocm_install(system: System, notes: list[ProbeNote]) -> tuple[Fact[Version]
         root = path.split("/.info/")[0]
         notes.append(ProbeNote("rocm", Fact.of(str(version), path)))
         return Fact.of(version, path, detail=text.strip()), Fact.of(root, path), installs
+    for root in roots:
+        for core in system.glob(f"{root}/core-*"):
+            version = parse_rocm_dir_name(core.replace("/core-", "/rocm-"))
+            if version is not None:
+                notes.append(ProbeNote("rocm", Fact.of(str(version), core)))
+                return Fact.of(version, core, detail="ROCm Core SDK directory name"), Fact.of(root, core), installs
     versions = sorted((v for p in installs if (v := parse_rocm_dir_name(p))), reverse=True)
     if versions:
         return Fact.of(versions[0], "/opt/rocm-*", detail="newest versioned ROCm directory"), Fact.of(

@@ -224,8 +224,14 @@ class ReplaySystem:
 
     def glob(self, pattern: str) -> list[str]:
         names = set(self.files) | set(self.nodes)
-        names |= {str(Path(name).parent) for name in self.files}
-        return sorted(n for n in names if fnmatch.fnmatchcase(n, pattern))
+        names |= {str(parent) for name in self.files for parent in Path(name).parents if str(parent) != "/"}
+        parts = pattern.split("/")
+
+        def matches(name: str) -> bool:
+            pieces = name.split("/")
+            return len(pieces) == len(parts) and all(fnmatch.fnmatchcase(a, b) for a, b in zip(pieces, parts, strict=True))
+
+        return sorted(n for n in names if matches(n))
 
     def stat(self, path: str) -> NodeStat | None:
         return self.nodes.get(path)

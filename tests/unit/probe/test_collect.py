@@ -220,3 +220,26 @@ def test_unreadable_or_malformed_files_become_error_facts() -> None:
     assert fp.host.os_name.status is FactStatus.ERROR and "KEY=value" in fp.host.os_name.detail
     assert fp.stack.nvidia_driver_version.status is FactStatus.ERROR
     assert any(n.name == "rocm" and n.fact.status is FactStatus.ERROR for n in fp.probes)
+
+
+def test_rocm_install_layouts() -> None:
+    # Synthetic file trees: only the paths matter here (contents of .info/version come from a real fixture above).
+    side_by_side = ReplaySystem(files={"/opt/rocm-6.2.0/bin/hipcc": "", "/opt/rocm-6.4.1/bin/hipcc": ""})
+    fp = collect_fingerprint(side_by_side, frameworks=False)
+    assert fp.stack.rocm_version.value == Version("6.4.1")
+    assert fp.stack.rocm_installs == ("/opt/rocm-6.2.0", "/opt/rocm-6.4.1")
+    core = ReplaySystem(files={"/opt/rocm/core-10.0/bin/amdclang": ""})
+    assert collect_fingerprint(core, frameworks=False).stack.rocm_version.value == Version("10.0")
+    core_info = ReplaySystem(files={"/opt/rocm/core/.info/version": "7.14.0-12\n"})
+    fp = collect_fingerprint(core_info, frameworks=False)
+    assert fp.stack.rocm_version.value == Version("7.14.0")
+    assert fp.stack.rocm_path.value == "/opt/rocm/core"
+    custom = ReplaySystem(env={"ROCM_PATH": "/usr/local/rocm"}, files={"/usr/local/rocm/.info/version": "6.3.2\n"})
+    assert collect_fingerprint(custom, frameworks=False).stack.rocm_version.value == Version("6.3.2")
+
+
+def test_amdgpu_dkms_module_version() -> None:
+    system = ReplaySystem(files={"/sys/module/amdgpu/version": "6.12.12\n"})
+    assert collect_fingerprint(system, frameworks=False).stack.amdgpu_driver_version.value == "6.12.12"
+    in_tree = collect_fingerprint(ReplaySystem(), frameworks=False).stack.amdgpu_driver_version
+    assert in_tree.status is FactStatus.ABSENT and "in-tree" in in_tree.detail

@@ -29,3 +29,15 @@ def test_position_is_used_only_when_the_counts_agree() -> None:
 
 def test_nothing_found() -> None:
     assert merge_devices([("amd-smi", []), ("nvidia-smi", [])]) == ()
+
+
+def test_amd_smi_static_reads_both_shapes() -> None:
+    import json
+
+    from gpuready.probe.parse.amd_smi import parse_amd_smi_static
+
+    real = json.loads((FIXTURES / "amd-smi/static-mi210-gpu-data.json").read_text())
+    # Synthetic: the same real entries in the older bare-list shape (no real capture of that shape was found).
+    bare_list = json.dumps(real["gpu_data"])
+    assert parse_amd_smi_static(bare_list) == parse_amd_smi_static(json.dumps(real))
+    assert parse_amd_smi_static(bare_list)[0].arch == "gfx90a"
