@@ -116,10 +116,11 @@ def _rocm_install(system: System, notes: list[ProbeNote]) -> tuple[Fact[Version]
         return Fact.of(version, path, detail=text.strip()), Fact.of(root, path), installs
     for root in roots:
         for core in system.glob(f"{root}/core-*"):
-            version = parse_rocm_dir_name(core.replace("/core-", "/rocm-"))
-            if version is not None:
-                notes.append(ProbeNote("rocm", Fact.of(str(version), core)))
-                return Fact.of(version, core, detail="ROCm Core SDK directory name"), Fact.of(root, core), installs
+            core_version = parse_rocm_dir_name(core.replace("/core-", "/rocm-"))
+            if core_version is not None:
+                notes.append(ProbeNote("rocm", Fact.of(str(core_version), core)))
+                return (Fact.of(core_version, core, detail="ROCm Core SDK directory name"), Fact.of(root, core),
+                        installs)
     versions = sorted((v for p in installs if (v := parse_rocm_dir_name(p))), reverse=True)
     if versions:
         return Fact.of(versions[0], "/opt/rocm-*", detail="newest versioned ROCm directory"), Fact.of(

@@ -229,7 +229,9 @@ class ReplaySystem:
 
         def matches(name: str) -> bool:
             pieces = name.split("/")
-            return len(pieces) == len(parts) and all(fnmatch.fnmatchcase(a, b) for a, b in zip(pieces, parts, strict=True))
+            if len(pieces) != len(parts):
+                return False
+            return all(fnmatch.fnmatchcase(a, b) for a, b in zip(pieces, parts, strict=True))
 
         return sorted(n for n in names if matches(n))
 
