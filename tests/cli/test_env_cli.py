@@ -179,3 +179,22 @@ def test_help_does_not_import_frameworks() -> None:
 def test_python_dash_m_entry_point() -> None:
     done = subprocess.run([sys.executable, "-m", "gpuready", "--version"], capture_output=True, text=True)
     assert done.returncode == 0 and "gpuready" in done.stdout
+
+
+def test_failed_probe_is_not_reported_as_no_accelerator(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "env", "--from", str(FIXTURES / "rocminfo/permission-denied-not-in-render-group.txt"))
+    assert code == 0
+    assert "No accelerator could be listed: rocminfo failed" in out
+    assert "No accelerator found" not in out
+    assert "Permission denied" in out
+
+
+def test_unsupported_gpu_warning_gives_arch_and_compiled_list(capsys: pytest.CaptureFixture[str]) -> None:
+    report = FIXTURES / "collect-env/cuda12.6-rtx5090d-sm120-unsupported-torch2.6.txt"
+    code, out, _ = run_cli(capsys, "env", "--from", str(report), "--json")
+    fp = Run.from_dict(json.loads(out)).fingerprint
+    assert code == 0 and fp is not None
+    assert fp.devices[0].arch.value == "sm_120"
+    torch = fp.framework("torch")
+    assert torch is not None and torch.arch_list.value == ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
+    assert fp.stack.nvidia_driver_version.value == "570.124.04", "driver versions keep their leading zeros"

@@ -82,7 +82,8 @@ class Stack:
     """Versioned ROCm trees found side by side, e.g. ``/opt/rocm-6.2.0``."""
     amdgpu_driver_version: Fact[str] = field(default_factory=unknown)
     """The amdgpu kernel module version (DKMS builds report one; in-tree drivers follow the kernel)."""
-    nvidia_driver_version: Fact[Version] = field(default_factory=unknown)
+    nvidia_driver_version: Fact[str] = field(default_factory=unknown)
+    """As the driver prints it (``570.124.04``: not PEP 440, leading zeros matter to people)."""
     nvidia_kernel_module: Fact[str] = field(default_factory=unknown)
     """``open`` or ``proprietary``."""
     cuda_driver_version: Fact[str] = field(default_factory=unknown)

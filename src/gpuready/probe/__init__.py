@@ -18,7 +18,7 @@ from gpuready.probe.frameworks import (
     triton_framework,
 )
 from gpuready.probe.host import collect_host
-from gpuready.probe.libraries import gpu_records, installed_libraries, library_facts, version_fact
+from gpuready.probe.libraries import gpu_records, installed_libraries, library_facts
 from gpuready.probe.nvidia import collect_nvidia
 from gpuready.probe.parse.records import GpuRecord
 from gpuready.probe.redact import redact
@@ -73,9 +73,8 @@ def collect_fingerprint(
             continue
         library_gpus[library] = gpu_records(library, facts)
         if library == "nvml":
-            reported = version_fact(facts.get("driver_version"), "nvml")
-            if reported is not None and not nvidia_driver.ok:
-                nvidia_driver = reported
+            if isinstance(facts.get("driver_version"), str) and not nvidia_driver.ok:
+                nvidia_driver = Fact.of(facts["driver_version"], "nvmlSystemGetDriverVersion")
             if isinstance(facts.get("cuda_driver_version"), str):
                 cuda_driver = Fact.of(facts["cuda_driver_version"], "nvmlSystemGetCudaDriverVersion")
     amd_devices = merge_devices([("amdsmi", library_gpus["amdsmi"]), *amd.gpu_reports])

@@ -65,7 +65,7 @@ def child_argv(system: System, framework: str) -> list[str]:
     return [system.python_executable(), "-m", "gpuready._framework_child", framework]
 
 
-def _child_failure(result: CommandResult) -> str:
+def child_failure(result: CommandResult) -> str:
     if result.error:
         return result.error
     if result.returncode is not None and result.returncode < 0:
@@ -87,15 +87,20 @@ def _metadata_version(packages: tuple[Package, ...], *names: str) -> tuple[str, 
     return None
 
 
+def _framework_without_facts(name: str, reason: Fact[Any], version: Fact[str] | None = None,
+                             variant: Fact[BuildVariant] | None = None) -> Framework:
+    """A framework whose self-reported facts all share one reason for being unknown."""
+    return Framework(name=name, version=version or reason, variant=variant or reason, backend_version=reason,
+                     accelerator_available=reason, device_count=reason, device_names=reason, device_archs=reason,
+                     arch_list=reason, default_backend=reason)
+
+
 def framework_from_child(name: str, packages: tuple[Package, ...], result: CommandResult | None) -> Framework:
     """Turn a child's answer (or its failure) and the package metadata into a ``Framework``."""
     installed = _metadata_version(packages, name)
     source = f"{name} (child process)"
     if installed is None and result is None:
-        missing: Fact[Any] = Fact.absent("package metadata", f"{name} is not installed")
-        return Framework(name=name, version=missing, variant=missing, backend_version=missing,
-                         accelerator_available=missing, device_count=missing, device_names=missing,
-                         device_archs=missing, arch_list=missing, default_backend=missing)
+        return _framework_without_facts(name, Fact.absent("package metadata", f"{name} is not installed"))
     meta_version: Fact[str] = Fact.of(installed[1], "package metadata") if installed else Fact.absent(
         "package metadata", "no distribution metadata")
     meta_variant: Fact[BuildVariant] = Fact.of(variant_from_version(installed[1]), "package metadata version") \
@@ -106,15 +111,12 @@ def framework_from_child(name: str, packages: tuple[Package, ...], result: Comma
         try:
             payload = parse_child_output(result.stdout)
         except ParseError as error:
-            failure = _child_failure(result) if not result.ok else error.reason
+            failure = child_failure(result) if not result.ok else error.reason
     if payload is not None and not payload.get("ok"):
         failure = f"import {name} failed: {payload.get('error', 'unknown error')}"
         payload = None
     if payload is None:
-        failed: Fact[Any] = Fact.error(source, failure)
-        return Framework(name=name, version=meta_version, variant=meta_variant, backend_version=failed,
-                         accelerator_available=failed, device_count=failed, device_names=failed,
-                         device_archs=failed, arch_list=failed, default_backend=failed)
+        return _framework_without_facts(name, Fact.error(source, failure), meta_version, meta_variant)
     facts = payload.get("facts") or {}
     if not isinstance(facts, dict):
         facts = {}

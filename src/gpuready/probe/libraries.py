@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from packaging.version import InvalidVersion, Version
-
 from gpuready.errors import ParseError
 from gpuready.model import Fact, Package, ProbeNote
-from gpuready.probe.frameworks import _child_failure, parse_child_output
+from gpuready.probe.frameworks import child_failure, parse_child_output
 from gpuready.probe.parse.kfd import normalise_gfx_name
 from gpuready.probe.parse.records import GpuRecord
 from gpuready.probe.system import CommandResult
@@ -63,20 +61,10 @@ def library_facts(library: str, result: CommandResult) -> tuple[dict[str, Any] |
     try:
         payload = parse_child_output(result.stdout)
     except ParseError as error:
-        return None, ProbeNote(library, Fact.error(source, _child_failure(result) if not result.ok else error.reason))
+        return None, ProbeNote(library, Fact.error(source, child_failure(result) if not result.ok else error.reason))
     if not payload.get("ok"):
         return None, ProbeNote(library, Fact.error(source, str(payload.get("error", "unknown error"))))
     facts = payload.get("facts")
     if not isinstance(facts, dict):
         return None, ProbeNote(library, Fact.error(source, "no facts in the child's answer"))
     return facts, ProbeNote(library, Fact.of(f"{len(facts.get('gpus') or [])} GPU(s)", source))
-
-
-def version_fact(value: Any, source: str) -> Fact[Version] | None:
-    """A version a library reported, or None when it reported none."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return Fact.of(Version(value), source)
-    except InvalidVersion:
-        return Fact.error(source, f"unreadable version {value!r}")

@@ -27,7 +27,7 @@ class NvidiaFacts:
     """What the NVIDIA probes found."""
 
     gpus: list[GpuRecord] = field(default_factory=list)
-    driver_version: Fact[Version] = field(default_factory=lambda: Fact[Version].absent("", "not probed"))
+    driver_version: Fact[str] = field(default_factory=lambda: Fact[str].absent("", "not probed"))
     kernel_module: Fact[str] = field(default_factory=lambda: Fact[str].absent("", "not probed"))
     cuda_toolkit_version: Fact[Version] = field(default_factory=lambda: Fact[Version].absent("", "not probed"))
     notes: list[ProbeNote] = field(default_factory=list)
@@ -42,17 +42,10 @@ def parse_cuda_version_json(text: str) -> Version:
         raise ParseError(f"no cuda.version: {error}") from error
 
 
-def _version(text: str | None) -> Version | None:
-    try:
-        return Version(text) if text else None
-    except InvalidVersion:
-        return None
-
-
 def collect_nvidia(system: System) -> NvidiaFacts:
     """Probe everything NVIDIA; each part optional, failures recorded in ``notes``."""
     notes: list[ProbeNote] = []
-    driver: Fact[Version] = Fact.absent(PROC_VERSION, "no NVIDIA kernel module loaded")
+    driver: Fact[str] = Fact.absent(PROC_VERSION, "no NVIDIA kernel module loaded")
     module: Fact[str] = Fact.absent(PROC_VERSION, "no NVIDIA kernel module loaded")
     try:
         proc = system.read_text(PROC_VERSION)
@@ -62,8 +55,7 @@ def collect_nvidia(system: System) -> NvidiaFacts:
     if proc is not None:
         try:
             parsed = parse_nvidia_proc_version(proc)
-            version = _version(parsed.version)
-            driver = Fact.of(version, PROC_VERSION) if version else Fact.error(PROC_VERSION, parsed.version)
+            driver = Fact.of(parsed.version, PROC_VERSION)
             module = Fact.of(parsed.flavour, PROC_VERSION)
         except ParseError as error:
             driver, module = Fact.error(PROC_VERSION, error.reason), Fact.error(PROC_VERSION, error.reason)
@@ -87,9 +79,7 @@ def collect_nvidia(system: System) -> NvidiaFacts:
         except ParseError as error:
             notes.append(ProbeNote("nvidia-smi", Fact.error(command, error.reason)))
     if not driver.ok and gpus and gpus[0].driver_version:
-        reported = _version(gpus[0].driver_version)
-        if reported:
-            driver = Fact.of(reported, "nvidia-smi")
+        driver = Fact.of(gpus[0].driver_version, "nvidia-smi")
 
     toolkit: Fact[Version] = Fact.absent(CUDA_VERSION_JSON, "no CUDA toolkit at /usr/local/cuda")
     try:

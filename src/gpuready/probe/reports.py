@@ -172,6 +172,8 @@ def fingerprint_from_collect_env(report: CollectEnvReport, origin: str) -> Finge
         device_names=Fact.of(tuple(g.name for g in gpus if g.name), src) if gpus else Fact.absent(src),
         device_archs=Fact.of(tuple(g.arch for g in gpus if g.arch), src) if any(g.arch for g in gpus)
         else Fact.absent(src, "the report does not show the architecture"),
+        arch_list=Fact.of(report.arch_list, f"{src} (torch warning)") if report.arch_list
+        else Fact.absent(src, "the report does not show the compiled architectures"),
     )
     rocm: Fact[Version] = Fact.absent(src, "collect_env does not show the ROCm install")
     hip = report.hip_runtime_version or report.rocm_build_version
@@ -182,15 +184,10 @@ def fingerprint_from_collect_env(report: CollectEnvReport, origin: str) -> Finge
                            detail=f"ROCm release inferred from HIP {hip}")
         except (ParseError, InvalidVersion):
             pass
-    driver: Fact[Version] = Fact.absent(src)
-    if report.nvidia_driver_version:
-        try:
-            driver = Fact.of(Version(report.nvidia_driver_version), src)
-        except InvalidVersion:
-            driver = Fact.error(src, f"unreadable driver version {report.nvidia_driver_version!r}")
+    driver: Fact[str] = Fact.maybe(report.nvidia_driver_version, src)
     pip = {Package(p.name.lower(), p.version) for p in report.packages if p.manager.startswith("pip")}
     packages = tuple(sorted(pip, key=lambda p: p.name))
-    notes = tuple(ProbeNote("collect_env", Fact.of(w, src)) for w in report.warnings)
+    notes = tuple(ProbeNote("collect_env warning", Fact.of(w, src)) for w in report.warnings)
     return Fingerprint(
         host=host,
         devices=merge_devices([(src, list(report.gpus))]),

@@ -54,6 +54,10 @@ def summary_line(fingerprint: Fingerprint) -> Text:
     torch = fingerprint.framework("torch")
     if torch is not None and torch.device_count.get(0) > 0:
         return Text(f"{torch.device_count.value} accelerator(s) visible to torch", style="bold green")
+    failed = sorted({n.name for n in fingerprint.probes if n.fact.status is FactStatus.ERROR})
+    if failed:
+        return Text(f"No accelerator could be listed: {', '.join(failed)} failed (see Probe problems below). "
+                    "This is not proof that there is none.", style="bold red")
     return Text("No accelerator found: no AMD GPU (KFD, amd-smi, rocm-smi, rocminfo) and no NVIDIA GPU "
                 "(nvidia-smi) was detected. Work will run on the CPU.", style="bold yellow")
 
@@ -148,7 +152,13 @@ def render_env(fingerprint: Fingerprint) -> RenderableType:
         access.add_row(f"${key}", value)
     if access.row_count:
         parts += [Text(""), access]
-    problems = [n for n in fingerprint.probes if n.fact.status in (FactStatus.ERROR,)]
+    warnings = [n for n in fingerprint.probes if n.name.endswith("warning")]
+    if warnings:
+        table = _section("Warnings in the report")
+        for note in warnings:
+            table.add_row("", fact_text(note.fact))
+        parts += [Text(""), table]
+    problems = [n for n in fingerprint.probes if n.fact.status is FactStatus.ERROR]
     if problems:
         table = _section("Probe problems")
         for note in problems:

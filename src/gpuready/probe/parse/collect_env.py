@@ -5,6 +5,7 @@ This is what people paste into bug reports, so gpuready can read a report from a
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -16,6 +17,8 @@ _NOTHING = {"", "N/A", "Could not collect", "No CUDA", "None", "No relevant pack
 _LINE = re.compile(r"^([A-Za-z][A-Za-z0-9_ ()/.-]*?):(?:\s+(.*?))?\s*$")
 _GPU_LINE = re.compile(r"^GPU (\d+): (.+?)(?: \(UUID: [^)]*\))?\s*$")
 _AMD_GPU = re.compile(r"^(?P<name>.+?) \((?P<arch>gfx[0-9a-f]+)(?::[^)]*)?\)$")
+_UNSUPPORTED_GPU = re.compile(r"^(?P<name>.+?) with CUDA capability (?P<arch>sm_\d+) is not compatible")
+_SUPPORTED_ARCHS = re.compile(r"supports CUDA capabilities ((?:sm_\d+\s*)+)")
 _PACKAGE = re.compile(r"^\[(?P<manager>[\w-]+)\]\s+(?P<name>[A-Za-z0-9_.\-]+)\s*(?:==\s*|\s+)(?P<version>\S+)")
 
 
@@ -53,6 +56,8 @@ class CollectEnvReport:
     packages: tuple[ReportedPackage, ...] = ()
     warnings: tuple[str, ...] = ()
     """Lines printed before the report itself (torch's own warnings, e.g. an unsupported GPU)."""
+    arch_list: tuple[str, ...] = ()
+    """Architectures the build supports, when torch's unsupported-GPU warning lists them."""
 
 
 def _value(text: str | None) -> str | None:
@@ -131,6 +136,15 @@ def parse_collect_env(text: str) -> CollectEnvReport:
         kernel_match = re.match(r"^Linux-(.+?)-(?:x86_64|aarch64|ppc64le|s390x)-with", platform)
         kernel = kernel_match.group(1) if kernel_match else None
     vendor_hint = "amd" if rocm_build else "nvidia" if cuda_build else "other"
+    gpus = _gpus(_value(fields.get("GPU models and configuration")),
+                 blocks.get("GPU models and configuration", []), vendor_hint)
+    # torch warns before the report when a GPU is newer than the build: the warning names its sm_ target.
+    for warning in warnings:
+        unsupported = _UNSUPPORTED_GPU.match(warning.removeprefix("UserWarning: ").strip())
+        if unsupported:
+            gpus = tuple(dataclasses.replace(g, arch=g.arch or unsupported.group("arch"))
+                         if g.name == unsupported.group("name") else g for g in gpus)
+    supported = next((m.group(1).split() for w in warnings if (m := _SUPPORTED_ARCHS.search(w))), [])
     return CollectEnvReport(
         torch_version=torch_version,
         debug_build=_bool(fields.get("Is debug build")),
@@ -144,12 +158,12 @@ def parse_collect_env(text: str) -> CollectEnvReport:
         kernel=kernel,
         cuda_available=_bool(fields.get("Is CUDA available")),
         cuda_runtime_version=_value(fields.get("CUDA runtime version")),
-        gpus=_gpus(_value(fields.get("GPU models and configuration")),
-                   blocks.get("GPU models and configuration", []), vendor_hint),
+        gpus=gpus,
         nvidia_driver_version=_value(fields.get("Nvidia driver version")),
         hip_runtime_version=_value(fields.get("HIP runtime version")),
         miopen_runtime_version=_value(fields.get("MIOpen runtime version")),
         cpu_model=cpu_model,
         packages=packages,
         warnings=warnings,
+        arch_list=tuple(supported),
     )
