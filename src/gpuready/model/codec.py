@@ -8,6 +8,7 @@ clear error instead of a stack trace.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import enum
 import functools
 import types
@@ -33,6 +34,8 @@ def to_dict(obj: Any) -> Any:
         return obj.value
     if isinstance(obj, Version):
         return str(obj)
+    if isinstance(obj, datetime.date):
+        return obj.isoformat()
     if isinstance(obj, (tuple, list)):
         return [to_dict(item) for item in obj]
     if isinstance(obj, Mapping):
@@ -68,7 +71,9 @@ def _expected_name(hint: Any) -> str:
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return "one of " + ", ".join(repr(m.value) for m in hint)
     if isinstance(hint, type) and issubclass(hint, Version):
-        return "a version string"
+        return "a version string (quote it in YAML: \"6.10\", not 6.10)"
+    if hint is datetime.date:
+        return "a date (YYYY-MM-DD)"
     target = origin or hint
     if dataclasses.is_dataclass(target):
         return f"an object ({getattr(target, '__name__', target)})"
@@ -140,6 +145,15 @@ def _decode(hint: Any, data: Any, path: str, bindings: dict[Any, Any], source: s
             return Version(data)
         except InvalidVersion:
             _fail(hint, data, path, source)
+    if hint is datetime.date:
+        if isinstance(data, datetime.date) and not isinstance(data, datetime.datetime):
+            return data
+        if isinstance(data, str):
+            try:
+                return datetime.date.fromisoformat(data)
+            except ValueError:
+                pass
+        _fail(hint, data, path, source)
     if hint is bool:
         if isinstance(data, bool):
             return data

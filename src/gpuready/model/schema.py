@@ -7,6 +7,7 @@ Regenerate it with ``python -m gpuready.model.schema > docs/schema/run.schema.js
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import enum
 import json
 import re
@@ -67,6 +68,8 @@ class _Builder:
             return {"enum": [member.value for member in hint]}
         if hint is Version:
             return {"type": "string", "description": "a PEP 440 version"}
+        if hint is datetime.date:
+            return {"type": "string", "format": "date"}
         simple = {str: "string", int: "integer", float: "number", bool: "boolean"}
         if hint in simple:
             return {"type": simple[hint]}

@@ -1,0 +1,1 @@
+"""Judgement: versioned compatibility data and pure rules that turn a Fingerprint into Findings."""

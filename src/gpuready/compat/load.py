@@ -1,0 +1,150 @@
+"""Load and validate a compatibility data set (a directory of YAML files); errors name the file and the key."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+from gpuready.compat.schema import (
+    CudaData,
+    GpuCatalogue,
+    JaxData,
+    RocmData,
+    TorchData,
+)
+from gpuready.errors import SchemaError
+from gpuready.model.codec import from_dict
+
+T = TypeVar("T")
+
+DEFAULT_DATA = Path(__file__).with_name("data")
+STALE_AFTER_DAYS = 180
+_ARCH = re.compile(r"^(gfx[0-9a-f]{3,4}|sm_\d{2,3}[af]?)$")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Every compatibility file of one data set."""
+
+    directory: str
+    gpus: GpuCatalogue
+    rocm: RocmData
+    torch: TorchData
+    cuda: CudaData
+    jax: JaxData
+
+    @property
+    def as_of(self) -> datetime.date:
+        """The oldest ``as_of`` of its files: the data set is as fresh as its stalest part."""
+        return min(self.gpus.as_of, self.rocm.as_of, self.torch.as_of, self.cuda.as_of, self.jax.as_of)
+
+    def age_days(self, today: datetime.date) -> int:
+        """Days since ``as_of``."""
+        return (today - self.as_of).days
+
+
+FILES: dict[str, type[Any]] = {
+    "gpus.yaml": GpuCatalogue,
+    "rocm.yaml": RocmData,
+    "torch.yaml": TorchData,
+    "cuda.yaml": CudaData,
+    "jax.yaml": JaxData,
+}
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SchemaError("missing data file", source=str(path)) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise SchemaError(f"cannot read: {error}", source=str(path)) from error
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1} column {mark.column + 1}" if mark else None
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise SchemaError(f"not valid YAML: {problem}", source=str(path), field=where) from error
+
+
+def load_file(path: Path, cls: type[T]) -> T:
+    """Read one YAML file into its dataclass and check what types alone cannot."""
+    data = _read_yaml(path)
+    if not isinstance(data, dict):
+        raise SchemaError("expected a mapping at the top level", source=str(path), field="$")
+    value = from_dict(cls, data, source=str(path))
+    _check_entries(value, str(path))
+    return value
+
+
+def _entries(value: Any, path: str) -> Iterable[tuple[str, Any]]:
+    for name in ("gpus", "releases", "driver_compat", "toolkits", "arch_support", "rocm"):
+        for index, entry in enumerate(getattr(value, name, ()) or ()):
+            yield f"$.{name}[{index}]", entry
+
+
+def _check_entries(value: Any, path: str) -> None:
+    keys: dict[str, str] = {}
+    for where, entry in _entries(value, path):
+        source = getattr(entry, "source", None)
+        if source is not None and not str(source).startswith("https://"):
+            raise SchemaError(f"source must be an https:// URL, got {source!r}", source=path, field=f"{where}.source")
+        for arch_field in ("arch", "min_arch"):
+            arch = getattr(entry, arch_field, None)
+            if isinstance(arch, str) and not _ARCH.match(arch):
+                raise SchemaError(f"expected a target like gfx942 or sm_90, got {arch!r}", source=path,
+                                  field=f"{where}.{arch_field}")
+        for list_field in ("targets", "deprecated_targets", "dropped", "deprecated"):
+            for i, arch in enumerate(getattr(entry, list_field, ()) or ()):
+                if not _ARCH.match(arch):
+                    raise SchemaError(f"expected a target like gfx942 or sm_90, got {arch!r}", source=path,
+                                      field=f"{where}.{list_field}[{i}]")
+        for i, variant in enumerate(getattr(entry, "variants", ()) or ()):
+            for j, arch in enumerate(variant.arch_list):
+                if not _ARCH.match(arch):
+                    raise SchemaError(f"expected a target like gfx942 or sm_90, got {arch!r}", source=path,
+                                      field=f"{where}.variants[{i}].arch_list[{j}]")
+        key = str(getattr(entry, "name", None) or getattr(entry, "version", None) or getattr(entry, "driver", None)
+                  or getattr(entry, "jax", None) or getattr(entry, "cuda_major", None))
+        if key in keys and not where.startswith("$.arch_support"):
+            raise SchemaError(f"duplicate entry {key!r} (also at {keys[key]})", source=path, field=where)
+        keys[key] = where
+
+
+def load_dataset(directory: Path | None = None) -> Dataset:
+    """Load every data file from ``directory`` (the bundled data set by default)."""
+    root = directory or DEFAULT_DATA
+    if not root.is_dir():
+        raise SchemaError("not a directory of gpuready compatibility data", source=str(root))
+    loaded = {name: load_file(root / name, cls) for name, cls in FILES.items()}
+    return Dataset(
+        directory=str(root),
+        gpus=loaded["gpus.yaml"],
+        rocm=loaded["rocm.yaml"],
+        torch=loaded["torch.yaml"],
+        cuda=loaded["cuda.yaml"],
+        jax=loaded["jax.yaml"],
+    )
+
+
+if __name__ == "__main__":
+    import sys
+
+    for argument in sys.argv[1:]:
+        file = Path(argument)
+        try:
+            loaded = load_file(file, FILES[file.name])
+        except SchemaError as failure:
+            print(f"INVALID {failure}")
+            raise SystemExit(2) from failure
+        except KeyError:
+            raise SystemExit(f"{file}: the file name must be one of {', '.join(FILES)}") from None
+        count = sum(1 for _ in _entries(loaded, str(file)))
+        print(f"ok {file}: {count} entries, as_of {loaded.as_of}")

@@ -1,0 +1,233 @@
+"""The shape of the compatibility data files (``compat/data/*.yaml``): frozen dataclasses read by the model codec.
+
+Every entry carries ``source`` (a URL) and ``read`` (the date it was read); ``confirmed: false`` marks a fact seen
+only in third-party material. A file's ``as_of`` is the date the whole file was last checked.
+"""
+
+from __future__ import annotations
+
+import datetime
+import enum
+from dataclasses import dataclass, field
+
+from packaging.version import Version
+
+from gpuready.model import Vendor
+
+
+class Segment(str, enum.Enum):
+    """Where a GPU is sold."""
+
+    DATACENTER = "datacenter"
+    WORKSTATION = "workstation"
+    CONSUMER = "consumer"
+    APU = "apu"
+    EMBEDDED = "embedded"
+
+
+@dataclass(frozen=True, slots=True)
+class GpuEntry:
+    """One GPU product."""
+
+    name: str
+    vendor: Vendor
+    family: str
+    """Microarchitecture: ``CDNA3``, ``RDNA3``, ``Hopper``, ``Ada Lovelace`` ..."""
+    arch: str
+    """Compiler target: ``gfx942`` or ``sm_90``."""
+    segment: Segment
+    source: str
+    read: datetime.date
+    aliases: tuple[str, ...] = ()
+    memory_gib: float | None = None
+    memory_bandwidth_gbps: float | None = None
+    """Peak memory bandwidth in GB/s."""
+    peak_tflops: dict[str, float] = field(default_factory=dict)
+    """Dense peak per dtype (``fp64``, ``fp32``, ``tf32``, ``fp16``, ``bf16``, ``fp8``, ``int8``), no sparsity."""
+    pci_device_ids: tuple[str, ...] = ()
+    confirmed: bool = True
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class GpuCatalogue:
+    """``gpus.yaml``."""
+
+    as_of: datetime.date
+    gpus: tuple[GpuEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OsSupport:
+    """One operating system a ROCm release lists, with its versions and kernels."""
+
+    id: str
+    """os-release ``ID``: ubuntu, rhel, sles, debian, ol, rocky, azurelinux, centos."""
+    versions: tuple[str, ...]
+    kernels: tuple[str, ...] = ()
+    """Kernel series the docs list for it (``6.8``, ``5.15``), when they list any."""
+
+
+@dataclass(frozen=True, slots=True)
+class GpuRestriction:
+    """A documented limit: these GPUs are supported by this release only on these OS versions."""
+
+    products: tuple[str, ...]
+    os: tuple[str, ...]
+    """``ubuntu 24.04``, ``rhel 9.6`` ... (id and version)."""
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RocmRelease:
+    """One ROCm release as AMD's compatibility matrix and release notes describe it."""
+
+    version: Version
+    date: datetime.date
+    targets: tuple[str, ...]
+    """gfx targets officially supported."""
+    source: str
+    read: datetime.date
+    stream: str = "legacy"
+    """``legacy`` (5.x-7.2), ``preview`` (TheRock 7.9-7.13), ``core`` (Core SDK 7.14, 10.x)."""
+    deprecated_targets: tuple[str, ...] = ()
+    os: tuple[OsSupport, ...] = ()
+    gpu_restrictions: tuple[GpuRestriction, ...] = ()
+    frameworks: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Framework versions AMD validated with it: ``{"torch": ["2.6", "2.5"], "jax": ["0.4.35"]}``."""
+    confirmed: bool = True
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DriverCompat:
+    """Which ROCm user-space releases a kernel driver (amdgpu) series supports."""
+
+    driver: str
+    """Driver series as its version begins: ``6.4`` (DKMS 6.4.x) or ``30.10`` (the 7.0+ numbering)."""
+    user_space_min: Version
+    user_space_max: Version
+    source: str
+    read: datetime.date
+    confirmed: bool = True
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RocmData:
+    """``rocm.yaml``."""
+
+    as_of: datetime.date
+    releases: tuple[RocmRelease, ...]
+    driver_compat: tuple[DriverCompat, ...] = ()
+
+
+class Backend(str, enum.Enum):
+    """What a framework build runs on."""
+
+    ROCM = "rocm"
+    CUDA = "cuda"
+    CPU = "cpu"
+
+
+@dataclass(frozen=True, slots=True)
+class TorchVariant:
+    """One wheel flavour of a PyTorch release (an index on download.pytorch.org)."""
+
+    name: str
+    """Local version label and index name: ``rocm6.2``, ``cu124``, ``cpu``."""
+    backend: Backend
+    arch_list: tuple[str, ...] = ()
+    """Targets compiled in (PYTORCH_ROCM_ARCH / TORCH_CUDA_ARCH_LIST as gfx / sm names)."""
+    backend_version: str = ""
+    """``6.2`` or ``12.4``; empty for cpu."""
+    confirmed: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class TorchRelease:
+    """One PyTorch release and its wheel variants."""
+
+    version: Version
+    variants: tuple[TorchVariant, ...]
+    source: str
+    read: datetime.date
+    date: datetime.date | None = None
+    pypi_default: str = ""
+    """The variant plain ``pip install torch`` gives on Linux x86_64 (a CUDA one)."""
+    confirmed: bool = True
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TorchData:
+    """``torch.yaml``."""
+
+    as_of: datetime.date
+    index_url: str
+    """Base of the wheel indexes, e.g. ``https://download.pytorch.org/whl``; a variant's index is base/name."""
+    releases: tuple[TorchRelease, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CudaToolkit:
+    """A CUDA toolkit release and the oldest Linux driver its runtime needs."""
+
+    version: Version
+    min_driver_linux: str
+    source: str
+    read: datetime.date
+    date: datetime.date | None = None
+    confirmed: bool = True
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CudaArchSupport:
+    """Which compute capabilities a CUDA major release still compiles for."""
+
+    cuda_major: int
+    min_arch: str
+    """The oldest supported target, e.g. ``sm_50`` (CUDA 12), ``sm_75`` (CUDA 13)."""
+    source: str
+    read: datetime.date
+    dropped: tuple[str, ...] = ()
+    deprecated: tuple[str, ...] = ()
+    confirmed: bool = True
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CudaData:
+    """``cuda.yaml``."""
+
+    as_of: datetime.date
+    toolkits: tuple[CudaToolkit, ...]
+    arch_support: tuple[CudaArchSupport, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class JaxRocmPairing:
+    """A JAX release with its ROCm plugin packages."""
+
+    jax: Version
+    jaxlib: Version
+    plugin: str
+    """Package name of the plugin, e.g. ``jax-rocm7-plugin``."""
+    pjrt: str
+    """Package name of the PJRT runtime, e.g. ``jax-rocm7-pjrt``."""
+    rocm: tuple[str, ...]
+    """ROCm releases it is built for / tested with."""
+    source: str
+    read: datetime.date
+    install: str = ""
+    confirmed: bool = True
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class JaxData:
+    """``jax.yaml``."""
+
+    as_of: datetime.date
+    rocm: tuple[JaxRocmPairing, ...]
