@@ -9,11 +9,15 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from gpuready import __version__
 from gpuready.errors import ExitCode, GpureadyError, UsageError
+
+if TYPE_CHECKING:
+    from gpuready.model import Fingerprint
 
 REPORT_KINDS = ("run", "collect-env", "rocminfo", "amd-smi-static", "amd-smi-list", "amd-smi-version", "rocm-smi",
                 "nvidia-smi-csv", "kfd-properties")
@@ -62,6 +66,21 @@ def env(as_json: bool, output: Path | None, from_file: Path | None, kind: str | 
         no_frameworks: bool) -> None:
     """Fingerprint the machine: GPUs, OS, drivers, ROCm/CUDA, frameworks, device access."""
     from gpuready.model import Run, RunKind
+
+    fingerprint = _fingerprint(from_file, kind, no_redact, no_frameworks)
+    run = Run(kind=RunKind.ENV, tool_version=__version__, fingerprint=fingerprint)
+    if as_json:
+        from gpuready.report.json_report import render_json
+
+        _emit(render_json(run), output)
+    else:
+        from gpuready.report.env_text import render_env
+
+        _print_rich(render_env(fingerprint), output)
+
+
+def _fingerprint(from_file: Path | None, kind: str | None, no_redact: bool, no_frameworks: bool) -> Fingerprint:
+    """This machine's fingerprint, or one read from --from."""
     from gpuready.probe import collect_fingerprint, redact
 
     if kind and not from_file:
@@ -70,30 +89,98 @@ def env(as_json: bool, output: Path | None, from_file: Path | None, kind: str | 
         from gpuready.probe.reports import ReportKind, read_fingerprint
 
         _, fingerprint = read_fingerprint(from_file, ReportKind(kind) if kind else None)
-        if not no_redact:
-            fingerprint = redact(fingerprint)
-    else:
-        fingerprint = collect_fingerprint(frameworks=not no_frameworks, redact_identifiers=not no_redact)
-    run = Run(kind=RunKind.ENV, tool_version=__version__, fingerprint=fingerprint)
-    if as_json:
-        from gpuready.report.json_report import render_json
+        return fingerprint if no_redact else redact(fingerprint)
+    return collect_fingerprint(frameworks=not no_frameworks, redact_identifiers=not no_redact)
 
-        text = render_json(run)
-    elif output is not None:
-        from gpuready.report.env_text import render_env_text
 
-        text = render_env_text(fingerprint)
-    else:
-        from rich.console import Console
-
-        from gpuready.report.env_text import render_env
-
-        Console().print(render_env(fingerprint))
-        return
+def _emit(text: str, output: Path | None) -> None:
     if output is not None:
         write_output(output, text)
     else:
         click.echo(text, nl=False)
+
+
+def _print_rich(renderable: object, output: Path | None) -> None:
+    """Colour on a terminal; plain text into --output."""
+    from rich.console import Console
+
+    if output is None:
+        Console().print(renderable)
+        return
+    import io
+
+    console = Console(file=io.StringIO(), width=100, color_system=None, force_terminal=False)
+    console.print(renderable)
+    write_output(output, console.file.getvalue())  # type: ignore[attr-defined]
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the Run (findings included) as JSON.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the result to FILE.")
+@click.option("--from", "from_file", type=click.Path(path_type=Path),
+              help="Judge a saved gpuready JSON or a pasted report from another machine.")
+@click.option("--kind", type=click.Choice(REPORT_KINDS), help="What --from holds (detected when omitted).")
+@click.option("--data", "data_dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Use the compatibility data in DIR instead of the bundled set.")
+@click.option("--strict", is_flag=True, help="Exit 1 on warnings too (READY WITH WARNINGS).")
+@click.option("--no-redact", is_flag=True, help="Show GPU UUIDs, serials and the hostname.")
+@click.option("--no-frameworks", is_flag=True, help="Do not start torch/jax child processes.")
+def doctor(as_json: bool, output: Path | None, from_file: Path | None, kind: str | None, data_dir: Path | None,
+           strict: bool, no_redact: bool, no_frameworks: bool) -> None:
+    """Judge the stack: READY, READY WITH WARNINGS or NOT READY, each finding with its fix."""
+    from gpuready.compat.judge import Verdict, judge, verdict
+    from gpuready.compat.load import load_dataset
+    from gpuready.model import Run, RunKind
+
+    data = load_dataset(data_dir)
+    fingerprint = _fingerprint(from_file, kind, no_redact, no_frameworks)
+    findings = judge(fingerprint, data)
+    outcome = verdict(findings)
+    run = Run(kind=RunKind.DOCTOR, tool_version=__version__, fingerprint=fingerprint, findings=tuple(findings),
+              tags=(f"verdict:{outcome.value}",))
+    if as_json:
+        from gpuready.report.json_report import render_json
+
+        _emit(render_json(run), output)
+    else:
+        from gpuready.report.doctor_text import render_doctor
+
+        _print_rich(render_doctor(outcome, findings, fingerprint.origin), output)
+    failed = outcome is Verdict.NOT_READY or (strict and outcome is Verdict.READY_WITH_WARNINGS)
+    raise click.exceptions.Exit(int(ExitCode.FINDINGS if failed else ExitCode.OK))
+
+
+@cli.group()
+def data() -> None:
+    """The compatibility data gpuready judges with."""
+
+
+@data.command("validate")
+@click.argument("directory", required=False, type=click.Path(path_type=Path, file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def data_validate(directory: Path | None, as_json: bool) -> None:
+    """Check a data set (the bundled one by default): every file, key and value."""
+    import datetime
+    import json
+
+    from gpuready.compat.load import STALE_AFTER_DAYS, load_dataset
+
+    dataset = load_dataset(directory)
+    age = dataset.age_days(datetime.date.today())
+    summary = {
+        "directory": dataset.directory, "as_of": dataset.as_of.isoformat(), "age_days": age,
+        "stale": age > STALE_AFTER_DAYS, "gpus": len(dataset.gpus.gpus), "rocm_releases": len(dataset.rocm.releases),
+        "torch_releases": len(dataset.torch.releases), "cuda_toolkits": len(dataset.cuda.toolkits),
+        "jax_rocm_pairings": len(dataset.jax.rocm),
+    }
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+        return
+    click.echo(f"ok: {dataset.directory}")
+    click.echo(f"  as of {summary['as_of']} ({age} days old{'; STALE' if summary['stale'] else ''})")
+    click.echo(f"  {summary['gpus']} GPUs, {summary['rocm_releases']} ROCm releases, {summary['torch_releases']} "
+               f"PyTorch releases, {summary['cuda_toolkits']} CUDA toolkits, {summary['jax_rocm_pairings']} JAX ROCm "
+               "pairings")
 
 
 def main(argv: list[str] | None = None) -> int:

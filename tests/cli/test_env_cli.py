@@ -182,7 +182,8 @@ def test_python_dash_m_entry_point() -> None:
 
 
 def test_failed_probe_is_not_reported_as_no_accelerator(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run_cli(capsys, "env", "--from", str(FIXTURES / "rocminfo/permission-denied-not-in-render-group.txt"))
+    report = FIXTURES / "rocminfo/permission-denied-not-in-render-group.txt"
+    code, out, _ = run_cli(capsys, "env", "--from", str(report))
     assert code == 0
     assert "No accelerator could be listed: rocminfo failed" in out
     assert "No accelerator found" not in out
@@ -196,5 +197,6 @@ def test_unsupported_gpu_warning_gives_arch_and_compiled_list(capsys: pytest.Cap
     assert code == 0 and fp is not None
     assert fp.devices[0].arch.value == "sm_120"
     torch = fp.framework("torch")
-    assert torch is not None and torch.arch_list.value == ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
+    assert torch is not None
+    assert torch.arch_list.value == ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
     assert fp.stack.nvidia_driver_version.value == "570.124.04", "driver versions keep their leading zeros"

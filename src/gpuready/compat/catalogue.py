@@ -1,0 +1,57 @@
+"""Find GPUs in the catalogue by the names tools print, by what people type, or by PCI id."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+
+from gpuready.compat.schema import GpuEntry
+
+_NOISE = re.compile(r"\(tm\)|\(r\)|®|™|\b(amd|nvidia|radeon|instinct|geforce|graphics|series|oam|mba|accelerator)\b")
+
+
+def normalise_name(name: str) -> str:
+    """``AMD Radeon RX 7900 XTX`` and ``7900xtx`` both become ``rx7900xtx``-like keys: lower-case, vendor words
+    and punctuation removed, spaces squeezed out."""
+    text = _NOISE.sub(" ", name.lower())
+    return re.sub(r"[^a-z0-9]+", "", text)
+
+
+def _keys(entry: GpuEntry) -> set[str]:
+    keys = {normalise_name(entry.name)} | {normalise_name(a) for a in entry.aliases}
+    return {k for k in keys if k}
+
+
+def find_gpu(gpus: Sequence[GpuEntry], name: str) -> GpuEntry | None:
+    """The entry whose name or alias matches ``name`` (normalised), also with a leading ``rx``/``rtx`` dropped."""
+    wanted = normalise_name(name)
+    if not wanted:
+        return None
+    candidates = {wanted, wanted.removeprefix("rx"), wanted.removeprefix("rtx")}
+    for entry in gpus:
+        keys = _keys(entry)
+        keys |= {k.removeprefix("rx").removeprefix("rtx") for k in keys}
+        if keys & candidates:
+            return entry
+    return None
+
+
+def find_by_pci_id(gpus: Sequence[GpuEntry], device_id: str) -> GpuEntry | None:
+    """The entry listing this PCI device id (``0x74a1``)."""
+    wanted = device_id.lower()
+    return next((g for g in gpus if wanted in (i.lower() for i in g.pci_device_ids)), None)
+
+
+def suggest(gpus: Sequence[GpuEntry], name: str, limit: int = 3) -> list[str]:
+    """Product names close to ``name``, for "did you mean"."""
+    by_key: dict[str, str] = {}
+    for entry in gpus:
+        for key in _keys(entry):
+            by_key.setdefault(key, entry.name)
+    close = difflib.get_close_matches(normalise_name(name), list(by_key), n=limit * 3, cutoff=0.5)
+    names: list[str] = []
+    for key in close:
+        if by_key[key] not in names:
+            names.append(by_key[key])
+    return names[:limit]

@@ -1,0 +1,109 @@
+"""Rules about reaching the devices: permissions, containers, and whether any GPU is there at all."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gpuready.compat.rules.context import Context, finding
+from gpuready.model import FactStatus, Finding, Severity, Vendor
+
+GROUPS_URL = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html"
+DOCKER_URL = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html"
+AMD_DOCKER_FLAGS = ("--device=/dev/kfd --device=/dev/dri --group-add video --group-add render "
+                    "--security-opt seccomp=unconfined")
+
+
+def device_permissions(context: Context) -> Iterator[Finding]:
+    """/dev/kfd or a render node this user cannot open, naming the group that owns it."""
+    user = context.fingerprint.access.user.value or "$USER"
+    for node in context.fingerprint.access.nodes:
+        if not node.exists or node.accessible.value is not False:
+            continue
+        group = node.group.value or "render"
+        code = "access.kfd_denied" if node.path == "/dev/kfd" else (
+            "access.render_node_denied" if "/dri/" in node.path else "access.nvidia_node_denied")
+        yield finding(code, Severity.BLOCKER, f"{node.path} is not readable and writable by {user} (owned by group "
+                      f"{group}, mode {node.mode.value or '?'}).",
+                      evidence={"node": node.path, "group": group,
+                                "user groups": context.fingerprint.access.groups.value or ()},
+                      remedy=f"sudo usermod -aG {group} {user}  (then log out and in again)", source_url=GROUPS_URL)
+    for note in context.fingerprint.probes:
+        if note.name != "rocminfo" or note.fact.status is not FactStatus.ERROR:
+            continue
+        detail = note.fact.detail
+        if "Permission denied" in detail:
+            yield finding("access.kfd_denied", Severity.BLOCKER, "rocminfo could not open /dev/kfd: permission denied.",
+                          evidence={"rocminfo": detail}, source_url=GROUPS_URL,
+                          remedy="sudo usermod -aG render,video $USER  (then log out and in again)")
+        elif "/dev/kfd" in detail or "HSA_STATUS" in detail:
+            yield finding("access.kfd_open_failed", Severity.BLOCKER, f"rocminfo failed: {detail}",
+                          evidence={"rocminfo": detail},
+                          remedy="check dmesg for amdgpu errors; an old or mismatched amdgpu driver, too little memory "
+                                 "for the HSA queues, or a GPU the driver does not support can cause this")
+
+
+def container_devices(context: Context) -> Iterator[Finding]:
+    """Inside a container that was started without the GPU device nodes."""
+    fp = context.fingerprint
+    if not fp.host.container.ok:
+        return
+    nodes = {n.path: n for n in fp.access.nodes}
+    kfd = nodes.get("/dev/kfd")
+    kfd_gpus = any(n.name == "kfd" and n.fact.ok and not str(n.fact.value).startswith("0 ") for n in fp.probes)
+    has_render = any("/dev/dri/renderD" in path and node.exists for path, node in nodes.items())
+    if (kfd_gpus or Vendor.AMD in context.vendors) and (kfd is None or not kfd.exists or not has_render):
+        yield finding("access.container_without_devices", Severity.BLOCKER,
+                      f"This {fp.host.container.value} container sees AMD GPUs in sysfs but has no "
+                      f"{'/dev/kfd' if kfd is None or not kfd.exists else '/dev/dri render node'}.",
+                      evidence={"container": fp.host.container.value}, source_url=DOCKER_URL,
+                      remedy=f"start it with {AMD_DOCKER_FLAGS} (podman: the same --device flags; Kubernetes: the "
+                             "AMD GPU device plugin)")
+    nvidia_loaded = fp.stack.nvidia_driver_version.ok
+    if nvidia_loaded and not any(path.startswith("/dev/nvidia") and node.exists for path, node in nodes.items()):
+        yield finding("access.container_without_devices", Severity.BLOCKER,
+                      f"The NVIDIA driver is loaded but this {fp.host.container.value} container has no /dev/nvidia* "
+                      "device.", evidence={"container": fp.host.container.value},
+                      remedy="start it with --gpus all (NVIDIA Container Toolkit), or --device=nvidia.com/gpu=all "
+                             "with CDI", source_url="https://docs.nvidia.com/datacenter/cloud-native/")
+
+
+def no_gpu(context: Context) -> Iterator[Finding]:
+    """No accelerator at all, or none could be listed."""
+    if context.accelerators:
+        return
+    fp = context.fingerprint
+    failed = sorted({n.name for n in fp.probes if n.fact.status is FactStatus.ERROR and not n.name.endswith("warning")})
+    if failed:
+        yield finding("unknown.devices", Severity.WARN, f"No GPU could be listed because {', '.join(failed)} failed; "
+                      "there may still be one.", evidence={"failed": failed},
+                      remedy="fix the failures above, then run gpuready doctor again")
+        return
+    torch = context.torch
+    evidence: dict[str, object] = {"source": fp.origin}
+    if torch is not None:
+        evidence["torch"] = torch.version.value or ""
+    yield finding("gpu.none", Severity.BLOCKER,
+                  "No GPU was found: no AMD GPU (KFD, amd-smi, rocm-smi, rocminfo) and no NVIDIA GPU (nvidia-smi, "
+                  "NVML)." if fp.origin == "probe" else f"The report ({fp.origin}) shows no GPU.",
+                  evidence=evidence,
+                  remedy="check that the GPU is seated and the kernel driver is loaded (lspci, dmesg); in a "
+                         "container or VM, that the GPU is passed through")
+
+
+def access_unknown(context: Context) -> Iterator[Finding]:
+    """A pasted report that does not show whether the devices can be opened (unless torch proved it)."""
+    fp = context.fingerprint
+    if fp.origin == "probe" or not context.accelerators:
+        return
+    torch = context.torch
+    if torch is not None and torch.accelerator_available.value is True:
+        return
+    if fp.access.user.status is FactStatus.OK:
+        return
+    yield finding("unknown.device_access", Severity.WARN,
+                  f"The report ({fp.origin}) does not show whether the GPU device nodes can be opened, and no "
+                  "framework showed it works.", evidence={"source": fp.origin},
+                  remedy="run `gpuready doctor` on the machine itself")
+
+
+RULES = (device_permissions, container_devices, no_gpu, access_unknown)

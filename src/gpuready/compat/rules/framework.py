@@ -1,0 +1,178 @@
+"""Rules about the installed frameworks: flavour, availability, compiled architectures, JAX plugin pairing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gpuready.compat.query import arch_in_list, install_command, newest_torch, parse_version, wheels_for_arch
+from gpuready.compat.rules.context import Accelerator, Context, finding
+from gpuready.compat.schema import Backend
+from gpuready.model import BuildVariant, FactStatus, Finding, Severity, Vendor
+
+_BACKEND = {Vendor.AMD: Backend.ROCM, Vendor.NVIDIA: Backend.CUDA}
+_FAMILY_FALLBACK = {"gfx103": "gfx1030", "gfx110": "gfx1100", "gfx90": "gfx900"}
+"""Community-known (unsupported) HSA_OVERRIDE_GFX_VERSION stand-ins: a sibling ISA the wheel does contain."""
+
+
+def override_value(arch: str) -> str:
+    """``gfx1030`` -> ``10.3.0``, ``gfx90a`` -> ``9.0.10``: the HSA_OVERRIDE_GFX_VERSION spelling of a target."""
+    digits = arch.removeprefix("gfx")
+    major, minor, stepping = digits[:-2], digits[-2], digits[-1]
+    return f"{int(major)}.{int(minor, 16)}.{int(stepping, 16)}"
+
+
+def override_fallback(arch: str, arch_list: tuple[str, ...]) -> str | None:
+    """A sibling target in the wheel that people use through HSA_OVERRIDE_GFX_VERSION, if there is one."""
+    for prefix, stand_in in _FAMILY_FALLBACK.items():
+        if arch.startswith(prefix) and arch != stand_in and stand_in in arch_list:
+            return stand_in
+    return None
+
+
+def _best_wheel(context: Context, accelerator: Accelerator) -> str:
+    backend = _BACKEND.get(accelerator.vendor)
+    if backend is None or accelerator.arch is None:
+        return ""
+    wheels = wheels_for_arch(context.data, accelerator.arch, backend)
+    if not wheels:
+        return ""
+    release, variant = wheels[0]
+    return install_command(context.data, release, variant)
+
+
+def wrong_flavour(context: Context) -> Iterator[Finding]:
+    """A CPU build on a GPU host, a CUDA build on an AMD host, a ROCm build on an NVIDIA host."""
+    torch = context.torch
+    if torch is None or not context.accelerators or torch.variant.value is None:
+        return
+    variant = torch.variant.value
+    first = context.accelerators[0]
+    evidence = {"torch": torch.version.value, "build": variant.value, "GPU": first.label}
+    remedy = _best_wheel(context, first)
+    remedy = (f"{remedy}  (uninstall the current torch first: pip uninstall torch)" if remedy else
+              "install torch from the index of your GPU's platform (https://pytorch.org/get-started/locally/)")
+    if variant is BuildVariant.CPU:
+        yield finding("torch.cpu_build", Severity.BLOCKER,
+                      f"torch {torch.version.value} is a CPU-only build, but this machine has {first.label}: "
+                      "nothing will run on the GPU.", evidence=evidence, remedy=remedy,
+                      source_url="https://pytorch.org/get-started/locally/")
+    elif variant is BuildVariant.CUDA and context.vendors == {Vendor.AMD}:
+        yield finding("torch.cuda_build_on_amd", Severity.BLOCKER,
+                      f"torch {torch.version.value} is a CUDA build, but the GPU is AMD ({first.label}).",
+                      evidence=evidence, remedy=remedy, source_url="https://pytorch.org/get-started/locally/")
+    elif variant is BuildVariant.ROCM and context.vendors == {Vendor.NVIDIA}:
+        yield finding("torch.rocm_build_on_nvidia", Severity.BLOCKER,
+                      f"torch {torch.version.value} is a ROCm build, but the GPU is NVIDIA ({first.label}).",
+                      evidence=evidence, remedy=remedy, source_url="https://pytorch.org/get-started/locally/")
+    elif variant is BuildVariant.UNKNOWN and not torch.accelerator_available.ok:
+        yield finding("unknown.torch_flavour", Severity.WARN,
+                      f"Could not tell whether torch {torch.version.value} is a ROCm, CUDA or CPU build.",
+                      evidence=evidence, remedy="run `gpuready env` on the machine itself (it asks torch directly)")
+
+
+def import_failed(context: Context) -> Iterator[Finding]:
+    """torch is installed but importing it in a child process failed, crashed or hung."""
+    torch = context.torch
+    if torch is None or torch.accelerator_available.status is not FactStatus.ERROR:
+        return
+    detail = torch.accelerator_available.detail
+    yield finding("torch.import_failed", Severity.BLOCKER, f"torch {torch.version.value or ''} is installed but "
+                  f"could not be queried: {detail}", evidence={"torch": torch.version.value or "", "error": detail},
+                  remedy="run `python -c 'import torch; print(torch.cuda.is_available())'` to see the full error; a "
+                         "missing libamdhip64/libcudart usually means a broken or mixed install: reinstall torch from "
+                         "one index")
+
+
+def not_available(context: Context) -> Iterator[Finding]:
+    """The build matches the GPU, yet torch sees no device."""
+    torch = context.torch
+    if torch is None or not context.accelerators or torch.accelerator_available.value is not False:
+        return
+    variant = torch.variant.value
+    matches = (variant is BuildVariant.ROCM and Vendor.AMD in context.vendors) or (
+        variant is BuildVariant.CUDA and Vendor.NVIDIA in context.vendors)
+    if not matches:
+        return
+    yield finding("torch.gpu_not_available", Severity.BLOCKER,
+                  f"torch {torch.version.value} is a {variant.value if variant else ''} build and a GPU is present, "
+                  "but torch.cuda.is_available() is False.",
+                  evidence={"torch": torch.version.value, "GPUs": [a.label for a in context.accelerators]},
+                  remedy="check device access (/dev/kfd and /dev/dri for AMD, /dev/nvidia* for NVIDIA), "
+                         "*_VISIBLE_DEVICES, and that the kernel driver is loaded; see the other findings")
+
+
+def arch_not_in_wheel(context: Context) -> Iterator[Finding]:
+    """The GPU's target is not among the architectures compiled into the installed build."""
+    torch = context.torch
+    if torch is None or torch.variant.value not in (BuildVariant.ROCM, BuildVariant.CUDA):
+        return
+    backend_vendor = Vendor.AMD if torch.variant.value is BuildVariant.ROCM else Vendor.NVIDIA
+    accelerators = [a for a in context.accelerators if a.vendor is backend_vendor]
+    if not accelerators:
+        return
+    arch_list = context.torch_arch_list
+    release, _ = context.torch_wheel
+    for accelerator in accelerators:
+        if accelerator.arch is None:
+            yield finding("unknown.gpu_arch", Severity.WARN,
+                          f"The architecture of {accelerator.label} is not known, so whether torch has kernels for it "
+                          "was not checked.", evidence={"GPU": accelerator.label},
+                          remedy="run `gpuready env` on the machine (rocminfo / KFD / nvidia-smi report it)")
+            continue
+        if not arch_list.ok or not arch_list.value:
+            yield finding("unknown.torch_arch_list", Severity.WARN,
+                          f"The architectures compiled into torch {torch.version.value} are not known, so whether it "
+                          f"has kernels for {accelerator.arch} was not checked.",
+                          evidence={"torch": torch.version.value, "GPU": accelerator.label})
+            return
+        if arch_in_list(accelerator.arch, arch_list.value):
+            continue
+        fallback = override_fallback(accelerator.arch, arch_list.value) if backend_vendor is Vendor.AMD else None
+        remedy = _best_wheel(context, accelerator)
+        remedy = f"install a wheel built for {accelerator.arch}: {remedy}" if remedy else (
+            f"no upstream PyTorch wheel in the data is built for {accelerator.arch}; build from source with "
+            f"{'PYTORCH_ROCM_ARCH' if backend_vendor is Vendor.AMD else 'TORCH_CUDA_ARCH_LIST'}={accelerator.arch}")
+        if fallback:
+            remedy += (f"; or, unsupported: HSA_OVERRIDE_GFX_VERSION={override_value(fallback)} makes the runtime "
+                       f"use the wheel's {fallback} kernels")
+        yield finding("torch.arch_not_in_wheel", Severity.BLOCKER,
+                      f"torch {torch.version.value} has no kernels for {accelerator.label}: the first GPU kernel will "
+                      "fail (\"invalid device function\" / \"no kernel image is available\").",
+                      evidence={"GPU arch": accelerator.arch, "compiled archs": arch_list.value,
+                                "arch list from": arch_list.source},
+                      remedy=remedy, source_url=release.source if release else "")
+
+
+def framework_newer_than_data(context: Context) -> Iterator[Finding]:
+    """The installed torch is newer than every release the data knows."""
+    torch = context.torch
+    newest = newest_torch(context.data)
+    installed = parse_version(torch.version.value) if torch is not None else None
+    if installed is None or newest is None:
+        return
+    if installed.release[:2] > newest.release[:2]:
+        yield finding("data.framework_newer", Severity.WARN,
+                      f"torch {torch.version.value if torch else ''} is newer than anything in gpuready's data "
+                      f"(newest known: {newest}); judgements about it are incomplete.",
+                      evidence={"installed": installed, "newest known": newest},
+                      remedy="update gpuready, or pass a newer data set with --data DIR")
+
+
+def jax_plugin_mismatch(context: Context) -> Iterator[Finding]:
+    """A JAX GPU plugin whose version differs from jaxlib's."""
+    packages = {p.name: p.version for p in context.fingerprint.packages}
+    jaxlib = packages.get("jaxlib")
+    if jaxlib is None:
+        return
+    for name, version in packages.items():
+        if name.startswith("jax-") and name.endswith(("-plugin", "-pjrt")) and parse_version(version) != parse_version(
+                jaxlib):
+            yield finding("jax.plugin_mismatch", Severity.BLOCKER,
+                          f"{name} {version} does not match jaxlib {jaxlib}: JAX will not load the GPU plugin.",
+                          evidence={name: version, "jaxlib": jaxlib},
+                          remedy=f"pip install {name}=={jaxlib}  (or install jax, jaxlib and the plugin together)",
+                          source_url="https://docs.jax.dev/en/latest/installation.html")
+
+
+RULES = (wrong_flavour, import_failed, not_available, arch_not_in_wheel, framework_newer_than_data,
+         jax_plugin_mismatch)

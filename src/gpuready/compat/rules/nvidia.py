@@ -1,0 +1,54 @@
+"""Rules about the NVIDIA driver and CUDA."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from gpuready.compat.query import cuda_toolkit, driver_version_key
+from gpuready.compat.rules.context import Context, finding
+from gpuready.model import BuildVariant, Finding, Severity, Vendor
+
+OPEN_MODULES_URL = "https://github.com/NVIDIA/open-gpu-kernel-modules"
+
+
+def driver_too_old(context: Context) -> Iterator[Finding]:
+    """The NVIDIA driver is older than the CUDA runtime of the installed torch needs."""
+    torch = context.torch
+    if torch is None or torch.variant.value is not BuildVariant.CUDA or Vendor.NVIDIA not in context.vendors:
+        return
+    cuda = torch.backend_version.value
+    toolkit = cuda_toolkit(context.data, cuda) if cuda else None
+    driver = context.fingerprint.stack.nvidia_driver_version.value
+    if toolkit is None:
+        return
+    if not driver:
+        yield finding("unknown.nvidia_driver", Severity.WARN,
+                      f"The NVIDIA driver version is not known, so whether it can run CUDA {cuda} was not checked.",
+                      evidence={"torch CUDA": cuda}, remedy="nvidia-smi shows it")
+        return
+    if driver_version_key(driver) < driver_version_key(toolkit.min_driver_linux):
+        yield finding("cuda.driver_too_old", Severity.BLOCKER,
+                      f"NVIDIA driver {driver} is older than CUDA {cuda} (torch {torch.version.value}) needs "
+                      f"({toolkit.min_driver_linux} or newer): \"CUDA driver version is insufficient\".",
+                      evidence={"driver": driver, "torch CUDA": cuda, "minimum driver": toolkit.min_driver_linux},
+                      source_url=toolkit.source,
+                      remedy=f"upgrade the driver to {toolkit.min_driver_linux} or newer, or install a torch built "
+                             "for an older CUDA that this driver supports")
+
+
+def open_module_on_old_gpu(context: Context) -> Iterator[Finding]:
+    """NVIDIA's open kernel modules support Turing (sm_75) and newer only."""
+    if context.fingerprint.stack.nvidia_kernel_module.value != "open":
+        return
+    for accelerator in context.accelerators:
+        match = re.fullmatch(r"sm_(\d+)", accelerator.arch or "")
+        if accelerator.vendor is Vendor.NVIDIA and match and int(match.group(1)) < 75:
+            yield finding("nvidia.open_module_unsupported_gpu", Severity.BLOCKER,
+                          f"The open NVIDIA kernel module is loaded, but {accelerator.label} predates Turing, which "
+                          "the open modules require.", evidence={"GPU": accelerator.label, "module": "open"},
+                          remedy="install the proprietary kernel module flavour of the driver",
+                          source_url=OPEN_MODULES_URL)
+
+
+RULES = (driver_too_old, open_module_on_old_gpu)

@@ -1,0 +1,178 @@
+"""Rules about the ROCm release: GPU support, OS and kernel, per-GPU OS limits, driver skew, mixed installs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from gpuready.compat.catalogue import normalise_name
+from gpuready.compat.query import parse_version
+from gpuready.compat.rules.context import Context, finding
+from gpuready.model import BuildVariant, Finding, Severity, Vendor
+
+
+def _amd(context: Context) -> bool:
+    return Vendor.AMD in context.vendors
+
+
+def unknown_release(context: Context) -> Iterator[Finding]:
+    """An installed ROCm the data does not know."""
+    version = context.fingerprint.stack.rocm_version.value
+    if version is not None and context.rocm is None:
+        known = max((r.version for r in context.data.rocm.releases), default=None)
+        newer = known is not None and version > known
+        yield finding("rocm.unknown_release", Severity.WARN,
+                      f"ROCm {version} is not in gpuready's data" + (" (it is newer than any known release)"
+                                                                      if newer else "") + "; support was not checked.",
+                      evidence={"ROCm": version, "newest known": known or "none"},
+                      remedy="update gpuready, or pass a newer data set with --data DIR")
+
+
+def gpu_support(context: Context) -> Iterator[Finding]:
+    """Each AMD GPU against the release's supported and deprecated targets."""
+    release = context.rocm
+    if release is None or not _amd(context):
+        return
+    for accelerator in context.accelerators:
+        if accelerator.vendor is not Vendor.AMD or accelerator.arch is None:
+            continue
+        evidence = {"GPU": accelerator.label, "ROCm": release.version, "supported": release.targets}
+        if accelerator.arch in release.deprecated_targets:
+            yield finding("rocm.gpu_deprecated", Severity.WARN,
+                          f"{accelerator.label} is deprecated in ROCm {release.version}: it still works but gets no "
+                          "fixes, and a later release drops it.", evidence=evidence, source_url=release.source,
+                          remedy="plan a move to a supported GPU, or pin this ROCm release")
+        elif accelerator.arch not in release.targets:
+            yield finding("rocm.gpu_unsupported", Severity.WARN,
+                          f"{accelerator.label} is not officially supported by ROCm {release.version}: the runtime may "
+                          "run it, but AMD's prebuilt libraries are not validated on it and may fail.",
+                          evidence=evidence, source_url=release.source,
+                          remedy="use a GPU on the list, or expect to build or override (see other findings)")
+
+
+def _os_key(os_id: str | None) -> str:
+    return {"redhat": "rhel", "oracle": "ol", "opensuse-leap": "sles"}.get(os_id or "", os_id or "")
+
+
+def _version_listed(version: str, listed: tuple[str, ...]) -> bool:
+    """``24.04`` in the list covers ``24.04.3``; ``22.04.5`` covers only itself, and a host version without a point
+    release (``22.04``) is taken to be covered by any ``22.04.x`` entry (it cannot be told apart)."""
+    return any(version == entry or version.startswith(entry + ".") or entry.startswith(version + ".")
+               for entry in listed)
+
+
+def operating_system(context: Context) -> Iterator[Finding]:
+    """The OS and kernel against the release's list."""
+    release = context.rocm
+    host = context.fingerprint.host
+    if release is None or not release.os or not _amd(context):
+        return
+    os_id, version = _os_key(host.os_id.value), host.os_version.value
+    if not os_id or not version:
+        return
+    supported = next((o for o in release.os if o.id == os_id), None)
+    listed = ", ".join(f"{o.id} {'/'.join(o.versions)}" for o in release.os)
+    if supported is None or not _version_listed(version, supported.versions):
+        yield finding("rocm.os_unsupported", Severity.WARN,
+                      f"{host.os_name.value or os_id + ' ' + version} is not listed for ROCm {release.version}.",
+                      evidence={"OS": f"{os_id} {version}", "listed": listed}, source_url=release.source,
+                      remedy="use a listed OS release for production; unlisted ones often work but are not validated")
+        return
+    kernel = host.kernel.value
+    series = re.match(r"(\d+\.\d+)", kernel or "")
+    if supported.kernels and series and not any(k.startswith(series.group(1)) for k in supported.kernels):
+        yield finding("rocm.kernel_unlisted", Severity.WARN,
+                      f"Kernel {kernel} is not a kernel series ROCm {release.version} lists for {os_id} {version} "
+                      f"({', '.join(supported.kernels)}).",
+                      evidence={"kernel": kernel, "listed": supported.kernels}, source_url=release.source,
+                      remedy="boot a listed kernel (the distribution's GA or HWE kernel) if amdgpu-dkms fails to build")
+
+
+def gpu_os_restrictions(context: Context) -> Iterator[Finding]:
+    """Documented per-GPU limits: these products only on these OS versions."""
+    release = context.rocm
+    host = context.fingerprint.host
+    if release is None or not release.gpu_restrictions:
+        return
+    os_id, version = _os_key(host.os_id.value), host.os_version.value or ""
+    if not os_id:
+        return
+    here = f"{os_id} {version}"
+    for accelerator in context.accelerators:
+        names = {normalise_name(accelerator.name or "")}
+        if accelerator.entry is not None:
+            names.add(normalise_name(accelerator.entry.name))
+        for restriction in release.gpu_restrictions:
+            if not names & {normalise_name(p) for p in restriction.products}:
+                continue
+            if any(here == allowed or here.startswith(allowed + ".") for allowed in restriction.os):
+                continue
+            yield finding("rocm.gpu_os_restricted", Severity.WARN,
+                          f"ROCm {release.version} supports {accelerator.label} only on {', '.join(restriction.os)}; "
+                          f"this is {here}.", evidence={"GPU": accelerator.label, "OS": here,
+                                                        "note": restriction.note}, source_url=release.source,
+                          remedy="move to one of the listed OS versions for a supported setup")
+
+
+def driver_skew(context: Context) -> Iterator[Finding]:
+    """The amdgpu kernel driver series against the user-space range it supports."""
+    driver = context.fingerprint.stack.amdgpu_driver_version.value
+    user = context.fingerprint.stack.rocm_version.value
+    if not driver or user is None:
+        return
+    matches = [c for c in context.data.rocm.driver_compat if driver == c.driver or driver.startswith(c.driver + ".")]
+    if not matches:
+        return
+    entry = max(matches, key=lambda c: len(c.driver))
+    if not entry.user_space_min <= user <= entry.user_space_max:
+        yield finding("rocm.driver_userspace_skew", Severity.WARN,
+                      f"The amdgpu driver {driver} supports ROCm user space {entry.user_space_min} to "
+                      f"{entry.user_space_max}; this machine runs ROCm {user}.",
+                      evidence={"driver": driver, "ROCm": user}, source_url=entry.source,
+                      remedy="install the amdgpu driver that matches the ROCm release (amdgpu-install), or the ROCm "
+                             "release the driver supports")
+
+
+def mixed_installs(context: Context) -> Iterator[Finding]:
+    """Several ROCm trees, or LD_LIBRARY_PATH pointing at a ROCm other than the one torch was built for."""
+    stack = context.fingerprint.stack
+    if len(stack.rocm_installs) > 1:
+        yield finding("rocm.multiple_installs", Severity.WARN,
+                      f"{len(stack.rocm_installs)} ROCm installs side by side; a program can load libraries from "
+                      "one and tools from another.", evidence={"installs": stack.rocm_installs,
+                                                                "/opt/rocm": stack.rocm_path.value or "none"},
+                      remedy="remove the releases you do not use, or point ROCM_PATH and LD_LIBRARY_PATH at one")
+    torch = context.torch
+    library_path = context.fingerprint.environment.get("LD_LIBRARY_PATH", "")
+    if torch is None or torch.variant.value is not BuildVariant.ROCM or not library_path:
+        return
+    hip = parse_version(torch.backend_version.value)
+    for entry in library_path.split(":"):
+        match = re.search(r"rocm-(\d+)\.(\d+)", entry)
+        if hip is not None and match and (int(match.group(1)), int(match.group(2))) != hip.release[:2]:
+            yield finding("rocm.ld_library_path_mismatch", Severity.WARN,
+                          f"LD_LIBRARY_PATH puts {entry} first, but torch {torch.version.value} was built with HIP "
+                          f"{torch.backend_version.value}: mixing them causes symbol and code-object errors.",
+                          evidence={"LD_LIBRARY_PATH": library_path, "torch HIP": torch.backend_version.value},
+                          remedy=f"remove {entry} from LD_LIBRARY_PATH (pip wheels of torch carry their own ROCm)")
+
+
+def driver_not_loaded(context: Context) -> Iterator[Finding]:
+    """ROCm is installed (or a ROCm torch is) but no KFD topology exists: the amdgpu driver is not loaded."""
+    fp = context.fingerprint
+    if fp.origin != "probe" or fp.host.container.ok or context.accelerators:
+        return
+    kfd_absent = any(n.name == "kfd" and n.fact.status.value == "absent" for n in fp.probes)
+    torch = context.torch
+    wants_rocm = fp.stack.rocm_version.ok or (torch is not None and torch.variant.value is BuildVariant.ROCM)
+    if kfd_absent and wants_rocm:
+        yield finding("driver.amdgpu_not_loaded", Severity.BLOCKER,
+                      "ROCm is installed but the amdgpu kernel driver exposes no GPU (/sys/class/kfd is missing).",
+                      evidence={"ROCm": fp.stack.rocm_version.value or "torch ROCm build"},
+                      remedy="sudo modprobe amdgpu; check `dmesg | grep -i amdgpu`; with Secure Boot, enrol the DKMS "
+                             "signing key (mokutil --import) or use the distribution kernel's amdgpu",
+                      source_url="https://rocm.docs.amd.com/projects/install-on-linux/en/latest/")
+
+
+RULES = (unknown_release, gpu_support, operating_system, gpu_os_restrictions, driver_skew, mixed_installs,
+         driver_not_loaded)
