@@ -150,6 +150,33 @@ def doctor(as_json: bool, output: Path | None, from_file: Path | None, kind: str
     raise click.exceptions.Exit(int(ExitCode.FINDINGS if failed else ExitCode.OK))
 
 
+@cli.command()
+@click.option("--gpu", required=True, help="Product name: 'Instinct MI300X', 'mi300x', '7900xtx', 'rtx 4090'.")
+@click.option("--os", "os_text", help="Target OS, e.g. 'Ubuntu 24.04', 'RHEL 9.6', 'SLES 15 SP6'.")
+@click.option("--framework", type=click.Choice(["torch", "jax"]), default="torch", show_default=True)
+@click.option("--rocm", help="Only this ROCm release (AMD GPUs), e.g. 7.1.")
+@click.option("--data", "data_dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Use the compatibility data in DIR instead of the bundled set.")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the result to FILE.")
+def plan(gpu: str, os_text: str | None, framework: str, rocm: str | None, data_dir: Path | None, as_json: bool,
+         output: Path | None) -> None:
+    """Before installing: supported releases and framework builds for a GPU (and OS), and what to install."""
+    import json
+
+    from gpuready.compat.load import load_dataset
+    from gpuready.compat.plan import make_plan
+    from gpuready.model import to_dict
+
+    result = make_plan(load_dataset(data_dir), gpu, os_text, framework, rocm)
+    if as_json:
+        _emit(json.dumps(to_dict(result), indent=2) + "\n", output)
+    else:
+        from gpuready.report.plan_text import render_plan
+
+        _print_rich(render_plan(result), output)
+
+
 @cli.group()
 def data() -> None:
     """The compatibility data gpuready judges with."""
@@ -186,7 +213,7 @@ def data_validate(directory: Path | None, as_json: bool) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (``ExitCode``)."""
     try:
-        cli.main(args=argv, prog_name="gpuready", standalone_mode=False)
+        returned = cli.main(args=argv, prog_name="gpuready", standalone_mode=False)
     except click.exceptions.Exit as done:
         return int(done.exit_code)
     except click.ClickException as error:
@@ -206,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"gpuready: internal error: {type(error).__name__}: {error} "
                    "(set GPUREADY_DEBUG=1 for the traceback)", err=True)
         return int(ExitCode.INTERNAL)
-    return int(ExitCode.OK)
+    return returned if isinstance(returned, int) else int(ExitCode.OK)
 
 
 if __name__ == "__main__":

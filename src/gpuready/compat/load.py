@@ -25,6 +25,7 @@ T = TypeVar("T")
 
 DEFAULT_DATA = Path(__file__).with_name("data")
 STALE_AFTER_DAYS = 180
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _ARCH = re.compile(r"^(gfx[0-9a-f]{3,4}|sm_\d{2,3}[af]?)$")
 
 
@@ -66,7 +67,7 @@ def _read_yaml(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as error:
         raise SchemaError(f"cannot read: {error}", source=str(path)) from error
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader (libyaml's when present)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1} column {mark.column + 1}" if mark else None

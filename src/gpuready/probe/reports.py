@@ -3,6 +3,7 @@ another machine into a ``Fingerprint``. Bad input raises ``InputError`` naming t
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import json
 import re
@@ -33,6 +34,7 @@ from gpuready.probe.parse.amd_smi import (
 from gpuready.probe.parse.collect_env import CollectEnvReport, parse_collect_env
 from gpuready.probe.parse.kfd import parse_kfd_properties
 from gpuready.probe.parse.nvidia import parse_nvidia_smi_csv
+from gpuready.probe.parse.os_release import parse_os_name
 from gpuready.probe.parse.records import GpuRecord
 from gpuready.probe.parse.rocm_version import leading_version
 from gpuready.probe.parse.rocminfo import parse_rocminfo
@@ -143,8 +145,18 @@ def fingerprint_from_collect_env(report: CollectEnvReport, origin: str) -> Finge
     src = "collect_env"
     os_name, machine = _os_and_machine(report.os)
     libc = report.libc.replace("glibc-", "glibc ") if report.libc else None
+    os_id: Fact[str] = Fact.absent(src, "the report's OS name was not recognised")
+    os_version: Fact[str] = Fact.absent(src, "the report's OS name was not recognised")
+    if os_name:
+        try:
+            parsed_id, parsed_version = parse_os_name(os_name)
+            os_id, os_version = Fact.of(parsed_id, src), Fact.of(parsed_version, src)
+        except ParseError:
+            pass
     host = Host(
         os_name=Fact.maybe(os_name, src),
+        os_id=os_id,
+        os_version=os_version,
         kernel=Fact.maybe(report.kernel, src),
         machine=Fact.maybe(machine, src),
         cpu_model=Fact.maybe(report.cpu_model, src),
@@ -232,6 +244,7 @@ def _fingerprint_from_text(kind: ReportKind, text: str, origin: str, source: str
         )
     if kind is ReportKind.AMD_SMI_VERSION:
         version = parse_amd_smi_version(text)
+        not_listed = (ProbeNote("devices", Fact.unsupported(origin, "an amd-smi version report does not list GPUs")),)
         rocm: Fact[Version] = Fact.absent("amd-smi version")
         if version.rocm_version:
             try:
@@ -241,6 +254,7 @@ def _fingerprint_from_text(kind: ReportKind, text: str, origin: str, source: str
         return Fingerprint(
             stack=Stack(rocm_version=rocm, amdgpu_driver_version=Fact.maybe(version.amdgpu_version, "amd-smi version"),
                         amd_smi_version=Fact.maybe(version.tool_version, "amd-smi version")),
+            probes=not_listed,
             origin=origin,
         )
     parsers: dict[ReportKind, tuple[str, Callable[[str], tuple[GpuRecord, ...]]]] = {
@@ -250,7 +264,11 @@ def _fingerprint_from_text(kind: ReportKind, text: str, origin: str, source: str
         ReportKind.KFD_PROPERTIES: ("kfd", lambda t: _kfd_record(t)),
     }
     source, parser = parsers[kind]
-    return _devices_only(parser(text), source, origin)
+    fingerprint = _devices_only(parser(text), source, origin)
+    if kind is ReportKind.KFD_PROPERTIES:
+        note = ProbeNote("devices", Fact.unsupported(origin, "one KFD node file does not show the other nodes"))
+        fingerprint = dataclasses.replace(fingerprint, probes=(note,))
+    return fingerprint
 
 
 def _kfd_record(text: str) -> tuple[GpuRecord, ...]:

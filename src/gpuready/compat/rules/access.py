@@ -16,10 +16,12 @@ AMD_DOCKER_FLAGS = ("--device=/dev/kfd --device=/dev/dri --group-add video --gro
 def device_permissions(context: Context) -> Iterator[Finding]:
     """/dev/kfd or a render node this user cannot open, naming the group that owns it."""
     user = context.fingerprint.access.user.value or "$USER"
+    kfd_judged = False
     for node in context.fingerprint.access.nodes:
         if not node.exists or node.accessible.value is not False:
             continue
         group = node.group.value or "render"
+        kfd_judged = kfd_judged or node.path == "/dev/kfd"
         code = "access.kfd_denied" if node.path == "/dev/kfd" else (
             "access.render_node_denied" if "/dri/" in node.path else "access.nvidia_node_denied")
         yield finding(code, Severity.BLOCKER, f"{node.path} is not readable and writable by {user} (owned by group "
@@ -31,7 +33,7 @@ def device_permissions(context: Context) -> Iterator[Finding]:
         if note.name != "rocminfo" or note.fact.status is not FactStatus.ERROR:
             continue
         detail = note.fact.detail
-        if "Permission denied" in detail:
+        if "Permission denied" in detail and not kfd_judged:
             yield finding("access.kfd_denied", Severity.BLOCKER, "rocminfo could not open /dev/kfd: permission denied.",
                           evidence={"rocminfo": detail}, source_url=GROUPS_URL,
                           remedy="sudo usermod -aG render,video $USER  (then log out and in again)")
@@ -72,6 +74,11 @@ def no_gpu(context: Context) -> Iterator[Finding]:
     if context.accelerators:
         return
     fp = context.fingerprint
+    unlisted = next((n for n in fp.probes if n.name == "devices" and n.fact.status is FactStatus.UNSUPPORTED), None)
+    if unlisted is not None:
+        yield finding("unknown.devices", Severity.WARN, f"{unlisted.fact.detail}: whether there is a usable GPU is "
+                      "unknown.", evidence={"source": fp.origin}, remedy="run `gpuready doctor` on the machine itself")
+        return
     failed = sorted({n.name for n in fp.probes if n.fact.status is FactStatus.ERROR and not n.name.endswith("warning")})
     if failed:
         yield finding("unknown.devices", Severity.WARN, f"No GPU could be listed because {', '.join(failed)} failed; "
@@ -106,4 +113,33 @@ def access_unknown(context: Context) -> Iterator[Finding]:
                   remedy="run `gpuready doctor` on the machine itself")
 
 
-RULES = (device_permissions, container_devices, no_gpu, access_unknown)
+def framework_unknown(context: Context) -> Iterator[Finding]:
+    """A pasted report that does not show the installed framework build."""
+    fp = context.fingerprint
+    if fp.origin == "probe" or fp.frameworks or not context.accelerators:
+        return
+    yield finding("unknown.framework", Severity.WARN,
+                  f"The report ({fp.origin}) does not show which framework build is installed, so whether it has "
+                  "kernels for these GPUs was not checked.", evidence={"source": fp.origin},
+                  remedy="add `python -m torch.utils.collect_env` output, or run `gpuready doctor` on the machine")
+
+
+WSL_URL = "https://rocm.docs.amd.com/projects/radeon/en/docs-6.3/docs/limitations.html"
+
+
+def wsl(context: Context) -> Iterator[Finding]:
+    """Running under WSL, where ROCm is a limited preview that reaches the GPU through the Windows driver."""
+    kernel = context.fingerprint.host.kernel.value or ""
+    torch = context.torch
+    amd = Vendor.AMD in context.vendors or (torch is not None and torch.variant.value is not None
+                                             and torch.variant.value.value == "rocm")
+    if "microsoft" in kernel.lower() and amd:
+        yield finding("host.wsl", Severity.WARN,
+                      "This is WSL: ROCm there supports only the Radeon GPUs on AMD's WSL list, needs a matching "
+                      "Windows Adrenalin driver and ROCm's WSL runtime, and has known limitations.",
+                      evidence={"kernel": kernel}, source_url=WSL_URL,
+                      remedy="check the GPU against AMD's ROCm-on-WSL support list and install ROCm with the WSL "
+                             "instructions (not the Linux amdgpu-dkms ones)")
+
+
+RULES = (device_permissions, container_devices, no_gpu, access_unknown, framework_unknown, wsl)

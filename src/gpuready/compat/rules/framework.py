@@ -8,6 +8,7 @@ from gpuready.compat.query import arch_in_list, install_command, newest_torch, p
 from gpuready.compat.rules.context import Accelerator, Context, finding
 from gpuready.compat.schema import Backend
 from gpuready.model import BuildVariant, FactStatus, Finding, Severity, Vendor
+from gpuready.probe.parse.kfd import normalise_gfx_name
 
 _BACKEND = {Vendor.AMD: Backend.ROCM, Vendor.NVIDIA: Backend.CUDA}
 _FAMILY_FALLBACK = {"gfx103": "gfx1030", "gfx110": "gfx1100", "gfx90": "gfx900"}
@@ -108,6 +109,12 @@ def arch_not_in_wheel(context: Context) -> Iterator[Finding]:
         return
     backend_vendor = Vendor.AMD if torch.variant.value is BuildVariant.ROCM else Vendor.NVIDIA
     accelerators = [a for a in context.accelerators if a.vendor is backend_vendor]
+    seen_by_torch = [normalise_gfx_name(a) for a in (torch.device_archs.value or ())]
+    if seen_by_torch:
+        # torch reported the devices it can see (after *_VISIBLE_DEVICES): judge those, not hidden ones.
+        visible = [a for a in accelerators if a.arch in seen_by_torch]
+        accelerators = visible or [Accelerator(i, backend_vendor, None, arch, None)
+                                   for i, arch in enumerate(seen_by_torch)]
     if not accelerators:
         return
     arch_list = context.torch_arch_list

@@ -83,3 +83,23 @@ def parse_lsb_release(text: str) -> LsbRelease:
         codename=values.get("DISTRIB_CODENAME"),
         description=values.get("DISTRIB_DESCRIPTION"),
     )
+
+
+_OS_NAMES = {"ubuntu": "ubuntu", "rhel": "rhel", "red hat": "rhel", "redhat": "rhel", "sles": "sles",
+             "suse": "sles", "debian": "debian", "oracle": "ol", "ol": "ol", "rocky": "rocky", "azure": "azurelinux",
+             "azurelinux": "azurelinux", "centos": "centos", "almalinux": "almalinux", "alma": "almalinux",
+             "fedora": "fedora", "arch": "arch", "opensuse": "opensuse-leap", "scientific": "scientific"}
+
+
+def parse_os_name(text: str) -> tuple[str, str]:
+    """A human OS name to (os-release ID, version): ``Ubuntu 22.04.4 LTS`` -> (ubuntu, 22.04.4); ``Red Hat Enterprise
+    Linux 9.4`` -> (rhel, 9.4); ``SUSE Linux Enterprise Server 15 SP5`` -> (sles, 15.5)."""
+    lowered = re.sub(r"\(.*?\)", " ", text.strip().lower())
+    sp = re.search(r"(\d+)\s*sp(\d+)", lowered)
+    number = re.search(r"\d+(?:\.\d+)*", lowered)
+    version = f"{sp.group(1)}.{sp.group(2)}" if sp else (number.group(0) if number else "")
+    words = re.sub(r"[\d.]+|\bsp\d+\b|\b(linux|enterprise|server|lts|release|gnu)\b", " ", lowered).split()
+    os_id = _OS_NAMES.get(" ".join(words[:2])) or next((_OS_NAMES[w] for w in words if w in _OS_NAMES), None)
+    if os_id is None or not version:
+        raise ParseError(f"{text[:60]!r} does not name a known distribution and version")
+    return os_id, version

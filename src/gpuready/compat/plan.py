@@ -1,0 +1,188 @@
+"""What-if before installing: for a GPU (and an OS), which releases support it and what to install."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gpuready.compat.catalogue import find_gpu, normalise_name, suggest
+from gpuready.compat.load import Dataset
+from gpuready.compat.query import arch_in_list, arch_runs_on, install_command, parse_version, wheels_for_arch
+from gpuready.compat.schema import Backend, GpuEntry, RocmRelease
+from gpuready.errors import ParseError, UsageError
+from gpuready.model import Vendor
+from gpuready.probe.parse.os_release import parse_os_name
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseOption:
+    """A platform release (ROCm, or a CUDA major) and how it fits the request."""
+
+    name: str
+    version: str
+    status: str
+    """``supported``, ``deprecated``, ``supported (OS not listed)``, ``restricted on this OS``."""
+    source: str
+    date: str = ""
+    frameworks: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class WheelOption:
+    """A framework build that has kernels for the GPU, with the command that installs it."""
+
+    framework: str
+    version: str
+    variant: str
+    install: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The answer to ``gpuready plan``."""
+
+    gpu: str
+    vendor: str
+    arch: str
+    os: str
+    releases: tuple[ReleaseOption, ...]
+    wheels: tuple[WheelOption, ...]
+    recommendation: str
+    notes: tuple[str, ...] = ()
+
+
+def parse_os(text: str) -> tuple[str, str]:
+    """``Ubuntu 24.04`` -> (ubuntu, 24.04); ``RHEL 9.6`` -> (rhel, 9.6); ``SLES 15 SP6`` -> (sles, 15.6)."""
+    try:
+        return parse_os_name(text)
+    except ParseError:
+        raise UsageError(f"--os {text!r}: expected a distribution and version such as 'Ubuntu 24.04', 'RHEL 9.6', "
+                         "'SLES 15 SP6'") from None
+
+
+def resolve_gpu(data: Dataset, name: str) -> GpuEntry:
+    """The catalogue entry for a product name; unknown names raise with "did you mean"."""
+    entry = find_gpu(data.gpus.gpus, name)
+    if entry is None:
+        close = suggest(data.gpus.gpus, name)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise UsageError(f"--gpu {name!r} is not in the GPU catalogue{hint}")
+    return entry
+
+
+def _os_fit(release: RocmRelease, os_id: str, version: str, gpu: GpuEntry) -> tuple[bool, str]:
+    here = f"{os_id} {version}"
+    listed = next((o for o in release.os if o.id == os_id), None)
+    if listed is None or not any(version == v or version.startswith(v + ".") or v.startswith(version + ".")
+                                 for v in listed.versions):
+        return False, "OS not listed"
+    for restriction in release.gpu_restrictions:
+        if normalise_name(gpu.name) in {normalise_name(p) for p in restriction.products} and not any(
+                here == allowed or here.startswith(allowed + ".") or allowed.startswith(here + ".")
+                for allowed in restriction.os):
+            return False, f"restricted to {', '.join(restriction.os)}"
+    return True, ""
+
+
+def _amd_plan(data: Dataset, gpu: GpuEntry, os_text: str | None, framework: str, rocm: str | None) -> Plan:
+    os_id, os_version = parse_os(os_text) if os_text else ("", "")
+    options: list[ReleaseOption] = []
+    for release in sorted(data.rocm.releases, key=lambda r: r.version, reverse=True):
+        if gpu.arch not in release.targets and gpu.arch not in release.deprecated_targets:
+            continue
+        status = "deprecated" if gpu.arch in release.deprecated_targets else "supported"
+        note = ""
+        if os_id:
+            fits, why = _os_fit(release, os_id, os_version, gpu)
+            if not fits:
+                status, note = f"{status}, but not on {os_id} {os_version}", why
+        options.append(ReleaseOption("ROCm", str(release.version), status, release.source,
+                                     str(release.date), tuple(release.frameworks.get(framework, ())), note
+                                     + (f" ({release.stream})" if release.stream != "legacy" else "")))
+    if rocm:
+        wanted = parse_version(rocm)
+        options = [o for o in options if wanted is not None and parse_version(o.version) is not None and
+                   parse_version(o.version).release[:len(wanted.release)] == wanted.release]  # type: ignore[union-attr]
+        if not options:
+            raise UsageError(f"--rocm {rocm}: no ROCm release in the data supports {gpu.name} ({gpu.arch})")
+    wheels = _wheels(data, gpu, Backend.ROCM) if framework == "torch" else ()
+    good = [o for o in options if o.status == "supported" and "preview" not in o.note]
+    notes: list[str] = []
+    if not options:
+        notes.append(f"No ROCm release in the data lists {gpu.arch}; community builds or HSA_OVERRIDE_GFX_VERSION are "
+                     "unsupported territory.")
+    if framework == "jax":
+        pairings = [p for p in data.jax.rocm if not good or any(good[0].version.startswith(r) for r in p.rocm)]
+        for pairing in sorted(pairings, key=lambda p: p.jax, reverse=True)[:3]:
+            notes.append(f"JAX {pairing.jax}: {pairing.install or f'pip install {pairing.plugin} {pairing.pjrt}'} "
+                         f"(ROCm {', '.join(pairing.rocm)})")
+    if good:
+        best = good[0]
+        wheel = next((w for w in wheels if w.variant.startswith(f"rocm{'.'.join(best.version.split('.')[:2])}")),
+                     wheels[0] if wheels else None)
+        recommendation = f"ROCm {best.version} ({best.date})" + (
+            f" with torch {wheel.version} ({wheel.variant}): {wheel.install}" if wheel else "")
+    elif options:
+        recommendation = f"ROCm {options[0].version} ({options[0].status})"
+    else:
+        recommendation = f"no supported ROCm release for {gpu.name}"
+    return Plan(gpu.name, gpu.vendor.value, gpu.arch, f"{os_id} {os_version}".strip(), tuple(options), wheels,
+                recommendation, tuple(notes))
+
+
+def _wheels(data: Dataset, gpu: GpuEntry, backend: Backend) -> tuple[WheelOption, ...]:
+    seen: set[str] = set()
+    found = []
+    for release, variant in wheels_for_arch(data, gpu.arch, backend):
+        if str(release.version) in seen:
+            continue
+        seen.add(str(release.version))
+        found.append(WheelOption("torch", str(release.version), variant.name,
+                                 install_command(data, release, variant), release.source))
+    return tuple(found[:5])
+
+
+def _nvidia_plan(data: Dataset, gpu: GpuEntry, os_text: str | None) -> Plan:
+    options = []
+    for support in sorted(data.cuda.arch_support, key=lambda s: s.cuda_major, reverse=True):
+        if arch_runs_on(gpu.arch, support.min_arch) or _at_least(gpu.arch, support.min_arch):
+            toolkits = [t for t in data.cuda.toolkits if t.version.major == support.cuda_major]
+            newest = max(toolkits, key=lambda t: t.version) if toolkits else None
+            options.append(ReleaseOption(
+                "CUDA", f"{support.cuda_major}.x" + (f" (newest {newest.version})" if newest else ""),
+                "deprecated" if gpu.arch in support.deprecated else "supported", support.source,
+                note=f"driver {newest.min_driver_linux} or newer" if newest else ""))
+    wheels = _wheels(data, gpu, Backend.CUDA)
+    notes = ["gpuready's data has no per-OS matrix for NVIDIA; any distribution the driver supports will do."] \
+        if os_text else []
+    if wheels:
+        best = wheels[0]
+        toolkit = next((t for t in data.cuda.toolkits if best.variant == f"cu{t.version.major}{t.version.minor}"),
+                       None)
+        recommendation = f"torch {best.version} ({best.variant}): {best.install}" + (
+            f"; needs NVIDIA driver {toolkit.min_driver_linux} or newer" if toolkit else "")
+    else:
+        recommendation = f"no PyTorch wheel in the data has kernels for {gpu.arch}"
+    return Plan(gpu.name, gpu.vendor.value, gpu.arch, os_text or "", tuple(options), wheels, recommendation,
+                tuple(notes))
+
+
+def _at_least(arch: str, minimum: str) -> bool:
+    a, b = re.fullmatch(r"sm_(\d+)", arch), re.fullmatch(r"sm_(\d+)", minimum)
+    return bool(a and b and int(a.group(1)) >= int(b.group(1)))
+
+
+def make_plan(data: Dataset, gpu_name: str, os_text: str | None = None, framework: str = "torch",
+              rocm: str | None = None) -> Plan:
+    """Supported releases, framework builds with kernels for the GPU, and the newest recommended combination."""
+    gpu = resolve_gpu(data, gpu_name)
+    if gpu.vendor is Vendor.AMD:
+        return _amd_plan(data, gpu, os_text, framework, rocm)
+    if rocm:
+        raise UsageError(f"--rocm applies to AMD GPUs; {gpu.name} is {gpu.vendor.value}")
+    return _nvidia_plan(data, gpu, os_text)
+
+
+__all__ = ["Plan", "ReleaseOption", "WheelOption", "arch_in_list", "make_plan", "parse_os", "resolve_gpu"]

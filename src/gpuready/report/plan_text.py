@@ -1,0 +1,36 @@
+"""Terminal rendering of a plan."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from gpuready.compat.plan import Plan
+
+
+def render_plan(plan: Plan) -> RenderableType:
+    """Recommendation first, then the releases and the wheels."""
+    parts: list[RenderableType] = [
+        Text(f"{plan.gpu} ({plan.vendor}, {plan.arch})" + (f" on {plan.os}" if plan.os else ""), style="bold"),
+        Text("Recommended: ", style="bold green") + Text(plan.recommendation),
+    ]
+    if plan.releases:
+        table = Table(title="Platform releases that support it (newest first)", title_justify="left")
+        for column in ("release", "status", "date", "validated frameworks", "note"):
+            table.add_column(column, overflow="fold")
+        for option in plan.releases:
+            style = "green" if option.status == "supported" else "yellow"
+            table.add_row(f"{option.name} {option.version}", Text(option.status, style=style), option.date,
+                          ", ".join(option.frameworks), option.note)
+        parts += [Text(""), table]
+    if plan.wheels:
+        table = Table(title="PyTorch wheels with kernels for it (newest first)", title_justify="left")
+        for column in ("torch", "variant", "install"):
+            table.add_column(column, overflow="fold")
+        for wheel in plan.wheels:
+            table.add_row(wheel.version, wheel.variant, wheel.install)
+        parts += [Text(""), table]
+    for note in plan.notes:
+        parts.append(Text(note, style="dim"))
+    return Group(*parts)

@@ -1,0 +1,186 @@
+"""Rules over fingerprints built from real recorded outputs (replayed), judged with the bundled data."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+
+import pytest
+
+from gpuready._framework_child import MARKER
+from gpuready.compat.judge import Verdict, judge, verdict
+from gpuready.compat.load import Dataset, load_dataset
+from gpuready.model import Finding, Fingerprint, Severity
+from gpuready.probe import collect_fingerprint
+from gpuready.probe.amd import ROCM_SMI_ARGS
+from gpuready.probe.frameworks import child_argv
+from gpuready.probe.nvidia import nvidia_smi_argv
+from gpuready.probe.system import CommandResult, NodeStat, ReplaySystem
+from tests.fixture_kinds import FIXTURES
+
+
+@pytest.fixture(scope="module")
+def data() -> Dataset:
+    return load_dataset()
+
+
+def fixture(path: str) -> str:
+    return (FIXTURES / path).read_text(encoding="utf-8")
+
+
+def judged(fp: Fingerprint, data: Dataset) -> tuple[Verdict, dict[str, Finding]]:
+    findings = judge(fp, data, today=data.as_of)
+    return verdict(findings), {f.code: f for f in findings}
+
+
+UBUNTU = {"/etc/os-release": fixture("os-release/ubuntu-24.04.txt"),
+          "/etc/lsb-release": fixture("lsb-release/ubuntu-24.04.3.txt")}
+KFD_OK = NodeStat(group="render", mode=0o660, accessible=True, is_char_device=True)
+
+
+def torch_child(version: str, *, hip: str | None = None, cuda: str | None = None, available: bool = True,
+                names: list[str] | None = None, archs: list[str] | None = None,
+                arch_list: list[str] | None = None) -> str:
+    facts = {"version": version, "hip": hip, "cuda": cuda, "available": available,
+             "device_count": len(names or []), "device_names": names or [], "device_archs": archs or [],
+             "arch_list": arch_list or []}
+    return MARKER + json.dumps({"ok": True, "facts": facts}) + "\n"
+
+
+def machine(*, rocminfo: str | None = None, torch: str | None = None, torch_version: str = "",
+            env: dict[str, str] | None = None, nodes: dict[str, NodeStat] | None = None,
+            files: dict[str, str] | None = None, commands: dict[tuple[str, ...], str | CommandResult] | None = None,
+            groups: tuple[str, ...] = ("user", "render", "video")) -> Fingerprint:
+    base = ReplaySystem(packages=(("torch", torch_version),) if torch_version else ())
+    all_commands: dict[tuple[str, ...], str | CommandResult] = dict(commands or {})
+    if rocminfo:
+        all_commands[("rocminfo",)] = fixture(rocminfo)
+    if torch:
+        all_commands[tuple(child_argv(base, "torch"))] = torch
+    system = ReplaySystem(commands=all_commands, files={**UBUNTU, **(files or {})},
+                          nodes=nodes if nodes is not None else {"/dev/kfd": KFD_OK, "/dev/dri/renderD128": KFD_OK},
+                          env=env or {}, packages=base.packages, user_groups=("user", groups))
+    return collect_fingerprint(system)
+
+
+def test_healthy_mi300x_rocm_node_is_ready(data: Dataset) -> None:
+    fp = machine(rocminfo="rocminfo/mi300x-8gpu-gfx942-rocm6.2.3.txt", torch_version="2.5.1+rocm6.2",
+                 torch=torch_child("2.5.1+rocm6.2", hip="6.2.41133-dd7f95766", names=["AMD Instinct MI300X"] * 8,
+                                   archs=["gfx942:sramecc+:xnack-"] * 8),
+                 files={"/opt/rocm/.info/version": "6.2.3-42\n"})
+    outcome, found = judged(fp, data)
+    assert not [f for f in found.values() if f.severity is Severity.BLOCKER], found
+    assert outcome in (Verdict.READY, Verdict.READY_WITH_WARNINGS)
+    assert "torch.arch_not_in_wheel" not in found
+
+
+def test_cpu_torch_on_a_gpu_host_is_a_blocker_with_the_right_install_line(data: Dataset) -> None:
+    fp = machine(rocminfo="rocminfo/rx7900xtx-gfx1100-rocm6.2.2.txt", torch_version="2.5.1+cpu",
+                 torch=torch_child("2.5.1+cpu", available=False))
+    outcome, found = judged(fp, data)
+    assert outcome is Verdict.NOT_READY
+    blocker = found["torch.cpu_build"]
+    assert "--index-url https://download.pytorch.org/whl/rocm" in blocker.remedy
+    assert "Radeon RX 7900 XTX" in blocker.message
+
+
+def test_cuda_build_on_amd_and_rocm_build_on_nvidia(data: Dataset) -> None:
+    amd = machine(rocminfo="rocminfo/mi250x-gcd-gfx90a-rocm6.2.1.txt", torch_version="2.5.1+cu124",
+                  torch=torch_child("2.5.1+cu124", cuda="12.4", available=False))
+    assert "torch.cuda_build_on_amd" in judged(amd, data)[1]
+    nvidia = machine(torch_version="2.5.1+rocm6.2", torch=torch_child("2.5.1+rocm6.2", hip="6.2", available=False),
+                     commands={tuple(nvidia_smi_argv()): fixture("nvidia-smi-query/titan-v-rtx5880ada-mixed-570.csv")},
+                     nodes={})
+    assert "torch.rocm_build_on_nvidia" in judged(nvidia, data)[1]
+
+
+def test_arch_missing_from_the_wheel_names_a_wheel_that_has_it(data: Dataset) -> None:
+    # The RX 9070 XT (gfx1201) with a torch whose compiled list (as torch reported it) lacks gfx1201.
+    fp = machine(rocminfo="rocminfo/rx9070xt-gfx1201-igpu-gfx1036-rocm7.0.txt", torch_version="2.4.1+rocm6.1",
+                 torch=torch_child("2.4.1+rocm6.1", hip="6.1.40091", names=["AMD Radeon RX 9070 XT"],
+                                   archs=["gfx1201"], arch_list=["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942",
+                                                                 "gfx1030", "gfx1100"]),
+                 env={"HIP_VISIBLE_DEVICES": "0"})
+    outcome, found = judged(fp, data)
+    assert outcome is Verdict.NOT_READY
+    blocker = found["torch.arch_not_in_wheel"]
+    assert blocker.evidence["GPU arch"] == "gfx1201", "the iGPU is hidden by HIP_VISIBLE_DEVICES=0 and not judged"
+    assert "pip install torch==" in blocker.remedy and "rocm" in blocker.remedy
+
+
+def test_hsa_override_rules(data: Dataset) -> None:
+    arch_list = ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100"]
+    harmful = machine(rocminfo="rocminfo/rx7900xtx-gfx1100-rocm6.2.2.txt", torch_version="2.5.1+rocm6.2",
+                      torch=torch_child("2.5.1+rocm6.2", hip="6.2", names=["Radeon RX 7900 XTX"], archs=["gfx1100"],
+                                        arch_list=arch_list), env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"})
+    assert "env.hsa_override_harmful" in judged(harmful, data)[1]
+    invalid = dataclasses.replace(harmful, environment={"HSA_OVERRIDE_GFX_VERSION": "gfx1100"})
+    assert "env.hsa_override_invalid" in judged(invalid, data)[1]
+
+
+def test_permission_denied_names_the_group(data: Dataset) -> None:
+    denied = NodeStat(group="render", mode=0o660, accessible=False, is_char_device=True)
+    fp = machine(commands={("rocminfo",): CommandResult(("rocminfo",), 1, fixture(
+        "rocminfo/permission-denied-not-in-render-group.txt"))},
+        nodes={"/dev/kfd": denied, "/dev/dri/renderD128": denied}, groups=("user",))
+    outcome, found = judged(fp, data)
+    assert outcome is Verdict.NOT_READY
+    assert found["access.kfd_denied"].remedy.startswith("sudo usermod -aG render user")
+    assert "gpu.none" not in found, "a failed probe is not 'no GPU'"
+
+
+def test_container_without_kfd(data: Dataset) -> None:
+    fp = machine(files={"/.dockerenv": "", "/sys/class/kfd/kfd/topology/nodes/1/properties":
+                        fixture("kfd-properties/mi210-node2.txt")}, nodes={})
+    found = judged(fp, data)[1]
+    assert "--device=/dev/kfd" in found["access.container_without_devices"].remedy
+
+
+def test_no_gpu_at_all(data: Dataset) -> None:
+    fp = machine(nodes={})
+    outcome, found = judged(fp, data)
+    assert outcome is Verdict.NOT_READY and "gpu.none" in found
+
+
+def test_visible_devices_hiding_everything_and_igpu_first(data: Dataset) -> None:
+    fp = machine(rocminfo="rocminfo/rx9070xt-gfx1201-igpu-gfx1036-rocm7.0.txt")
+    assert "devices.igpu_first" not in judged(fp, data)[1], "the dGPU is device 0 here"
+    swapped = dataclasses.replace(fp, devices=tuple(dataclasses.replace(d, index=i)
+                                                    for i, d in enumerate(reversed(fp.devices))))
+    found = judged(swapped, data)[1]
+    assert "HIP_VISIBLE_DEVICES=1" in found["devices.igpu_first"].remedy
+    hidden = dataclasses.replace(fp, environment={"HIP_VISIBLE_DEVICES": "-1"})
+    assert "env.visible_devices_hide_all" in judged(hidden, data)[1]
+
+
+def test_nvidia_driver_too_old_for_the_wheel(data: Dataset) -> None:
+    row = "0, NVIDIA A100-SXM4-80GB, 00000000:07:00.0, 470.57.02, 8.0, 81920, GPU-x\n"
+    fp = machine(torch_version="2.5.1+cu124", nodes={},
+                 torch=torch_child("2.5.1+cu124", cuda="12.4", available=False),
+                 commands={tuple(nvidia_smi_argv()): row})
+    found = judged(fp, data)[1]
+    assert found["cuda.driver_too_old"].severity is Severity.BLOCKER
+    assert "470.57.02" in found["cuda.driver_too_old"].message
+
+
+def test_os_not_listed_for_the_rocm_release(data: Dataset) -> None:
+    fp = machine(rocminfo="rocminfo/mi300x-8gpu-gfx942-rocm6.2.3.txt", files={
+        "/opt/rocm/.info/version": "6.0.2\n", "/etc/os-release": fixture("os-release/sles-15-sp6.txt"),
+        "/etc/lsb-release": ""})
+    found = judged(fp, data)[1]
+    assert "rocm.os_unsupported" in found, "SLES 15 SP6 came with ROCm 6.2, not 6.0"
+
+
+def test_stale_data_warns(data: Dataset) -> None:
+    fp = machine(nodes={})
+    findings = judge(fp, data, today=data.as_of + datetime.timedelta(days=400))
+    assert any(f.code == "data.stale" for f in findings)
+    assert not any(f.code == "data.stale" for f in judge(fp, data, today=data.as_of))
+
+
+def test_rocm_smi_gfx_spelling_and_unsupported_consumer_gpu(data: Dataset) -> None:
+    fp = machine(commands={ROCM_SMI_ARGS: fixture("rocm-smi/productname-meminfo-rx7900xt.json")},
+                 files={"/opt/rocm/.info/version": "6.4.0-47\n"})
+    found = judged(fp, data)[1]
+    assert "rocm.gpu_unsupported" not in found, "gfx1100 is supported by ROCm 6.4"
