@@ -184,3 +184,56 @@ def test_rocm_smi_gfx_spelling_and_unsupported_consumer_gpu(data: Dataset) -> No
                  files={"/opt/rocm/.info/version": "6.4.0-47\n"})
     found = judged(fp, data)[1]
     assert "rocm.gpu_unsupported" not in found, "gfx1100 is supported by ROCm 6.4"
+
+
+def _without(fp: Fingerprint, path: tuple[str, ...]) -> Fingerprint:
+    """The fingerprint with the Fact at ``path`` replaced by 'absent' (as a report that does not show it)."""
+    from gpuready.model import Fact
+
+    if len(path) == 1:
+        return dataclasses.replace(fp, **{path[0]: Fact.absent("", "not in this report")})
+    head, rest = path[0], path[1:]
+    value = getattr(fp, head)
+    if isinstance(value, tuple):
+        index = int(rest[0])
+        items = list(value)
+        items[index] = _without(items[index], rest[1:])  # type: ignore[arg-type]
+        return dataclasses.replace(fp, **{head: tuple(items)})
+    return dataclasses.replace(fp, **{head: _without(value, rest)})
+
+
+def _fact_paths(obj: object, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    from gpuready.model import Fact
+
+    paths = []
+    for field in dataclasses.fields(obj):  # type: ignore[arg-type]
+        value = getattr(obj, field.name)
+        if isinstance(value, Fact):
+            paths.append((*prefix, field.name))
+        elif dataclasses.is_dataclass(value):
+            paths += _fact_paths(value, (*prefix, field.name))
+        elif isinstance(value, tuple):
+            for i, item in enumerate(value):
+                if dataclasses.is_dataclass(item):
+                    paths += _fact_paths(item, (*prefix, field.name, str(i)))
+    return paths
+
+
+def broken_machines() -> list[tuple[str, Fingerprint]]:
+    denied = NodeStat(group="render", mode=0o660, accessible=False, is_char_device=True)
+    return [
+        ("cpu torch on a GPU host", machine(rocminfo="rocminfo/rx7900xtx-gfx1100-rocm6.2.2.txt",
+                                            torch_version="2.5.1+cpu", torch=torch_child("2.5.1+cpu",
+                                                                                          available=False))),
+        ("kfd not accessible", machine(rocminfo="rocminfo/rx7900xtx-gfx1100-rocm6.2.2.txt",
+                                       nodes={"/dev/kfd": denied, "/dev/dri/renderD128": denied})),
+        ("no GPU", machine(nodes={})),
+    ]
+
+
+@pytest.mark.parametrize(("name", "fp"), broken_machines(), ids=[n for n, _ in broken_machines()])
+def test_a_broken_setup_is_never_ready_because_a_fact_is_missing(name: str, fp: Fingerprint, data: Dataset) -> None:
+    assert judged(fp, data)[0] is Verdict.NOT_READY
+    for path in _fact_paths(fp):
+        outcome, found = judged(_without(fp, path), data)
+        assert outcome is not Verdict.READY, f"{name}: READY once {'.'.join(path)} was missing ({sorted(found)})"

@@ -11,7 +11,7 @@ from gpuready.compat.catalogue import find_by_pci_id, find_gpu
 from gpuready.compat.load import Dataset
 from gpuready.compat.query import parse_version, rocm_release, torch_release
 from gpuready.compat.schema import GpuEntry, RocmRelease, Segment, TorchRelease, TorchVariant
-from gpuready.model import BuildVariant, Fact, FactStatus, Finding, Fingerprint, Framework, Severity, Vendor
+from gpuready.model import BuildVariant, Fact, Finding, Fingerprint, Framework, Severity, Vendor
 from gpuready.probe.parse.kfd import normalise_gfx_name
 
 
@@ -82,7 +82,7 @@ class Context:
     def torch(self) -> Framework | None:
         """The installed torch, if any."""
         framework = self.fingerprint.framework("torch")
-        if framework is None or framework.version.status is FactStatus.ABSENT:
+        if framework is None or "not installed" in framework.version.detail:
             return None
         return framework
 

@@ -8,6 +8,7 @@ from gpuready.compat.query import arch_in_list, install_command, newest_torch, p
 from gpuready.compat.rules.context import Accelerator, Context, finding
 from gpuready.compat.schema import Backend
 from gpuready.model import BuildVariant, FactStatus, Finding, Severity, Vendor
+from gpuready.probe.frameworks import variant_from_version
 from gpuready.probe.parse.kfd import normalise_gfx_name
 
 _BACKEND = {Vendor.AMD: Backend.ROCM, Vendor.NVIDIA: Backend.CUDA}
@@ -41,12 +42,22 @@ def _best_wheel(context: Context, accelerator: Accelerator) -> str:
     return install_command(context.data, release, variant)
 
 
+def torch_variant(context: Context) -> BuildVariant:
+    """The build flavour: as torch reported it, else from its version's local label, else unknown."""
+    torch = context.torch
+    if torch is None:
+        return BuildVariant.UNKNOWN
+    if torch.variant.value is not None:
+        return torch.variant.value
+    return variant_from_version(torch.version.value) if torch.version.value else BuildVariant.UNKNOWN
+
+
 def wrong_flavour(context: Context) -> Iterator[Finding]:
     """A CPU build on a GPU host, a CUDA build on an AMD host, a ROCm build on an NVIDIA host."""
     torch = context.torch
-    if torch is None or not context.accelerators or torch.variant.value is None:
+    if torch is None or not context.accelerators:
         return
-    variant = torch.variant.value
+    variant = torch_variant(context)
     first = context.accelerators[0]
     evidence = {"torch": torch.version.value, "build": variant.value, "GPU": first.label}
     remedy = _best_wheel(context, first)
@@ -65,7 +76,7 @@ def wrong_flavour(context: Context) -> Iterator[Finding]:
         yield finding("torch.rocm_build_on_nvidia", Severity.BLOCKER,
                       f"torch {torch.version.value} is a ROCm build, but the GPU is NVIDIA ({first.label}).",
                       evidence=evidence, remedy=remedy, source_url="https://pytorch.org/get-started/locally/")
-    elif variant is BuildVariant.UNKNOWN and not torch.accelerator_available.ok:
+    elif variant is BuildVariant.UNKNOWN and not torch.accelerator_available.value:
         yield finding("unknown.torch_flavour", Severity.WARN,
                       f"Could not tell whether torch {torch.version.value} is a ROCm, CUDA or CPU build.",
                       evidence=evidence, remedy="run `gpuready env` on the machine itself (it asks torch directly)")
@@ -89,14 +100,14 @@ def not_available(context: Context) -> Iterator[Finding]:
     torch = context.torch
     if torch is None or not context.accelerators or torch.accelerator_available.value is not False:
         return
-    variant = torch.variant.value
+    variant = torch_variant(context)
     matches = (variant is BuildVariant.ROCM and Vendor.AMD in context.vendors) or (
-        variant is BuildVariant.CUDA and Vendor.NVIDIA in context.vendors)
+        variant is BuildVariant.CUDA and Vendor.NVIDIA in context.vendors) or variant is BuildVariant.UNKNOWN
     if not matches:
         return
     yield finding("torch.gpu_not_available", Severity.BLOCKER,
-                  f"torch {torch.version.value} is a {variant.value if variant else ''} build and a GPU is present, "
-                  "but torch.cuda.is_available() is False.",
+                  f"torch {torch.version.value or ''} ({variant.value} build) cannot see the GPU that is present: "
+                  "torch.cuda.is_available() is False.",
                   evidence={"torch": torch.version.value, "GPUs": [a.label for a in context.accelerators]},
                   remedy="check device access (/dev/kfd and /dev/dri for AMD, /dev/nvidia* for NVIDIA), "
                          "*_VISIBLE_DEVICES, and that the kernel driver is loaded; see the other findings")
@@ -105,9 +116,10 @@ def not_available(context: Context) -> Iterator[Finding]:
 def arch_not_in_wheel(context: Context) -> Iterator[Finding]:
     """The GPU's target is not among the architectures compiled into the installed build."""
     torch = context.torch
-    if torch is None or torch.variant.value not in (BuildVariant.ROCM, BuildVariant.CUDA):
+    variant = torch_variant(context)
+    if torch is None or variant not in (BuildVariant.ROCM, BuildVariant.CUDA):
         return
-    backend_vendor = Vendor.AMD if torch.variant.value is BuildVariant.ROCM else Vendor.NVIDIA
+    backend_vendor = Vendor.AMD if variant is BuildVariant.ROCM else Vendor.NVIDIA
     accelerators = [a for a in context.accelerators if a.vendor is backend_vendor]
     seen_by_torch = [normalise_gfx_name(a) for a in (torch.device_archs.value or ())]
     if seen_by_torch:
@@ -181,5 +193,20 @@ def jax_plugin_mismatch(context: Context) -> Iterator[Finding]:
                           source_url="https://docs.jax.dev/en/latest/installation.html")
 
 
-RULES = (wrong_flavour, import_failed, not_available, arch_not_in_wheel, framework_newer_than_data,
+def no_framework(context: Context) -> Iterator[Finding]:
+    """GPUs but no ML framework installed on this machine."""
+    fp = context.fingerprint
+    if fp.origin != "probe" or not context.accelerators:
+        return
+    installed = [f.name for f in fp.frameworks if "not installed" not in f.version.detail]
+    if not installed:
+        first = context.accelerators[0]
+        remedy = _best_wheel(context, first)
+        yield finding("framework.none", Severity.WARN,
+                      "No ML framework (torch, jax) is installed in this Python environment, so nothing checked that "
+                      "a framework can use the GPU.", evidence={"python": fp.host.python.value or ""},
+                      remedy=remedy or f"see `gpuready plan --gpu \"{first.name or first.arch}\"`")
+
+
+RULES = (no_framework, wrong_flavour, import_failed, not_available, arch_not_in_wheel, framework_newer_than_data,
          jax_plugin_mismatch)
