@@ -118,18 +118,26 @@ def _amd_plan(data: Dataset, gpu: GpuEntry, os_text: str | None, framework: str,
         for pairing in sorted(pairings, key=lambda p: p.jax, reverse=True)[:3]:
             notes.append(f"JAX {pairing.jax}: {pairing.install or f'pip install {pairing.plugin} {pairing.pjrt}'} "
                          f"(ROCm {', '.join(pairing.rocm)})")
-    if good:
-        best = good[0]
-        wheel = next((w for w in wheels if w.variant.startswith(f"rocm{'.'.join(best.version.split('.')[:2])}")),
-                     wheels[0] if wheels else None)
-        recommendation = f"ROCm {best.version} ({best.date})" + (
-            f" with torch {wheel.version} ({wheel.variant}): {wheel.install}" if wheel else "")
-    elif options:
-        recommendation = f"ROCm {options[0].version} ({options[0].status})"
-    else:
-        recommendation = f"no supported ROCm release for {gpu.name}"
+    recommendation = _recommend(data, good, options, wheels, gpu)
     return Plan(gpu.name, gpu.vendor.value, gpu.arch, f"{os_id} {os_version}".strip(), tuple(options), wheels,
                 recommendation, tuple(notes))
+
+
+def _recommend(data: Dataset, good: list[ReleaseOption], options: list[ReleaseOption],
+               wheels: tuple[WheelOption, ...], gpu: GpuEntry) -> str:
+    """The newest confirmed ROCm release that fits, paired with a PyTorch wheel built for that same ROCm line."""
+    confirmed = {str(r.version) for r in data.rocm.releases if r.confirmed}
+    for option in [o for o in good if o.version in confirmed] + good:
+        line = ".".join(option.version.split(".")[:2])
+        wheel = next((w for w in wheels if w.variant == f"rocm{line}" or w.variant.startswith(f"rocm{line}.")), None)
+        if wheel is not None:
+            return f"ROCm {option.version} ({option.date}) with torch {wheel.version} ({wheel.variant}): {wheel.install}"
+    if good:
+        return f"ROCm {good[0].version} ({good[0].date})" + (
+            f"; newest torch wheel with {gpu.arch} kernels: {wheels[0].install}" if wheels else "")
+    if options:
+        return f"ROCm {options[0].version} ({options[0].status})"
+    return f"no supported ROCm release for {gpu.name}"
 
 
 def _wheels(data: Dataset, gpu: GpuEntry, backend: Backend) -> tuple[WheelOption, ...]:
@@ -141,7 +149,7 @@ def _wheels(data: Dataset, gpu: GpuEntry, backend: Backend) -> tuple[WheelOption
         seen.add(str(release.version))
         found.append(WheelOption("torch", str(release.version), variant.name,
                                  install_command(data, release, variant), release.source))
-    return tuple(found[:5])
+    return tuple(found[:8])
 
 
 def _nvidia_plan(data: Dataset, gpu: GpuEntry, os_text: str | None) -> Plan:

@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from gpuready.compat.plan import Plan
+from gpuready.compat.plan import Plan, ReleaseOption
 
 
 def render_plan(plan: Plan) -> RenderableType:
@@ -16,10 +16,15 @@ def render_plan(plan: Plan) -> RenderableType:
         Text("Recommended: ", style="bold green") + Text(plan.recommendation),
     ]
     if plan.releases:
-        table = Table(title="Platform releases that support it (newest first)", title_justify="left")
+        table = Table(title="Platform releases that support it (newest of each line; --json lists every release)",
+                      title_justify="left")
         for column in ("release", "status", "date", "validated frameworks", "note"):
             table.add_column(column, overflow="fold")
+        lines: dict[str, object] = {}
         for option in plan.releases:
+            lines.setdefault(f"{option.name} {'.'.join(option.version.split('.')[:2])}", option)
+        for option in lines.values():
+            assert isinstance(option, ReleaseOption)
             style = "green" if option.status == "supported" else "yellow"
             table.add_row(f"{option.name} {option.version}", Text(option.status, style=style), option.date,
                           ", ".join(option.frameworks), option.note)
