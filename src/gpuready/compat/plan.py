@@ -114,13 +114,27 @@ def _amd_plan(data: Dataset, gpu: GpuEntry, os_text: str | None, framework: str,
         notes.append(f"No ROCm release in the data lists {gpu.arch}; community builds or HSA_OVERRIDE_GFX_VERSION are "
                      "unsupported territory.")
     if framework == "jax":
-        pairings = [p for p in data.jax.rocm if not good or any(good[0].version.startswith(r) for r in p.rocm)]
-        for pairing in sorted(pairings, key=lambda p: p.jax, reverse=True)[:3]:
-            notes.append(f"JAX {pairing.jax}: {pairing.install or f'pip install {pairing.plugin} {pairing.pjrt}'} "
-                         f"(ROCm {', '.join(pairing.rocm)})")
-    recommendation = _recommend(data, good, options, wheels, gpu)
+        recommendation = _recommend_jax(data, good) or _recommend(data, good, options, wheels, gpu)
+        for pairing in sorted((p for p in data.jax.rocm if p.rocm), key=lambda p: p.jax, reverse=True)[:4]:
+            notes.append(f"JAX {pairing.jax} with ROCm {', '.join(pairing.rocm)}: "
+                         f"{pairing.install or f'pip install {pairing.plugin} {pairing.pjrt}'}")
+    else:
+        recommendation = _recommend(data, good, options, wheels, gpu)
     return Plan(gpu.name, gpu.vendor.value, gpu.arch, f"{os_id} {os_version}".strip(), tuple(options), wheels,
                 recommendation, tuple(notes))
+
+
+def _recommend_jax(data: Dataset, good: list[ReleaseOption]) -> str:
+    """The newest ROCm release that fits and that a documented JAX ROCm plugin release pairs with."""
+    confirmed = {str(r.version) for r in data.rocm.releases if r.confirmed}
+    for option in [o for o in good if o.version in confirmed] + good:
+        line = ".".join(option.version.split(".")[:2])
+        pairings = sorted((p for p in data.jax.rocm if line in p.rocm), key=lambda p: p.jax, reverse=True)
+        if pairings:
+            best = pairings[0]
+            how = best.install or f"pip install {best.plugin}=={best.jax} {best.pjrt}=={best.jax} jax=={best.jax}"
+            return f"ROCm {option.version} ({option.date}) with JAX {best.jax}: {how}"
+    return ""
 
 
 def _recommend(data: Dataset, good: list[ReleaseOption], options: list[ReleaseOption],
@@ -131,7 +145,8 @@ def _recommend(data: Dataset, good: list[ReleaseOption], options: list[ReleaseOp
         line = ".".join(option.version.split(".")[:2])
         wheel = next((w for w in wheels if w.variant == f"rocm{line}" or w.variant.startswith(f"rocm{line}.")), None)
         if wheel is not None:
-            return f"ROCm {option.version} ({option.date}) with torch {wheel.version} ({wheel.variant}): {wheel.install}"
+            return (f"ROCm {option.version} ({option.date}) with torch {wheel.version} ({wheel.variant}): "
+                    f"{wheel.install}")
     if good:
         return f"ROCm {good[0].version} ({good[0].date})" + (
             f"; newest torch wheel with {gpu.arch} kernels: {wheels[0].install}" if wheels else "")

@@ -20,11 +20,10 @@ def render_plan(plan: Plan) -> RenderableType:
                       title_justify="left")
         for column in ("release", "status", "date", "validated frameworks", "note"):
             table.add_column(column, overflow="fold")
-        lines: dict[str, object] = {}
-        for option in plan.releases:
-            lines.setdefault(f"{option.name} {'.'.join(option.version.split('.')[:2])}", option)
+        lines: dict[str, ReleaseOption] = {}
+        for release in plan.releases:
+            lines.setdefault(f"{release.name} {'.'.join(release.version.split('.')[:2])}", release)
         for option in lines.values():
-            assert isinstance(option, ReleaseOption)
             style = "green" if option.status == "supported" else "yellow"
             table.add_row(f"{option.name} {option.version}", Text(option.status, style=style), option.date,
                           ", ".join(option.frameworks), option.note)
