@@ -76,3 +76,15 @@ def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for command in ("env", "doctor", "plan", "data"):
         assert command in out
+
+
+def test_plan_for_jax_and_a_pinned_rocm(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "plan", "--gpu", "Instinct MI300X", "--framework", "jax", "--json")
+    assert code == 0
+    plan = json.loads(out)
+    assert "with JAX" in plan["recommendation"] and "jax-rocm" in plan["recommendation"]
+    code, out, _ = run_cli(capsys, "plan", "--gpu", "mi300x", "--rocm", "6.2", "--json")
+    assert code == 0
+    assert {r["version"][:3] for r in json.loads(out)["releases"]} == {"6.2"}
+    code, _, err = run_cli(capsys, "plan", "--gpu", "rtx 4090", "--rocm", "6.2")
+    assert code == 2 and "AMD GPUs" in err

@@ -237,3 +237,52 @@ def test_a_broken_setup_is_never_ready_because_a_fact_is_missing(name: str, fp: 
     for path in _fact_paths(fp):
         outcome, found = judged(_without(fp, path), data)
         assert outcome is not Verdict.READY, f"{name}: READY once {'.'.join(path)} was missing ({sorted(found)})"
+
+
+def test_newer_torch_than_the_data_and_jax_plugin_mismatch(data: Dataset) -> None:
+    fp = machine(rocminfo="rocminfo/mi300x-8gpu-gfx942-rocm6.2.3.txt", torch_version="9.1.0+rocm12.0",
+                 torch=torch_child("9.1.0+rocm12.0", hip="12.0", names=["AMD Instinct MI300X"], archs=["gfx942"],
+                                   arch_list=["gfx942"]))
+    fp = dataclasses.replace(fp, packages=(*fp.packages, *(
+        __import__("gpuready.model", fromlist=["Package"]).Package(n, v)
+        for n, v in (("jaxlib", "0.7.1"), ("jax-rocm7-plugin", "0.6.0")))))
+    found = judged(fp, data)[1]
+    assert "data.framework_newer" in found
+    assert found["jax.plugin_mismatch"].remedy == "pip install jax-rocm7-plugin==0.7.1  (or install jax, jaxlib and " \
+                                                  "the plugin together)"
+
+
+def test_mixed_rocm_installs_and_library_path(data: Dataset) -> None:
+    fp = machine(rocminfo="rocminfo/mi300x-8gpu-gfx942-rocm6.2.3.txt", torch_version="2.5.1+rocm6.2",
+                 torch=torch_child("2.5.1+rocm6.2", hip="6.2.41133-dd7f95766", names=["AMD Instinct MI300X"],
+                                   archs=["gfx942"], arch_list=["gfx942"]),
+                 files={"/opt/rocm-6.0.0/bin/hipcc": "", "/opt/rocm-6.2.3/bin/hipcc": ""},
+                 env={"LD_LIBRARY_PATH": "/opt/rocm-6.0.0/lib"})
+    found = judged(fp, data)[1]
+    assert "rocm.multiple_installs" in found
+    assert "/opt/rocm-6.0.0/lib" in found["rocm.ld_library_path_mismatch"].message
+
+
+def test_driver_not_loaded_and_open_module_on_volta(data: Dataset) -> None:
+    fp = machine(nodes={}, files={"/opt/rocm/.info/version": "6.2.0\n"})
+    assert "driver.amdgpu_not_loaded" in judged(fp, data)[1]
+    volta = machine(nodes={}, commands={tuple(nvidia_smi_argv()): fixture(
+        "nvidia-smi-query/titan-v-rtx5880ada-mixed-570.csv")}, files={
+        "/proc/driver/nvidia/version": fixture("nvidia-proc-version/open-module-565-ubuntu-24.04.txt")})
+    found = judged(volta, data)[1]
+    assert "TITAN V" in found["nvidia.open_module_unsupported_gpu"].message
+
+
+def test_override_on_an_unsupported_rdna2_card(data: Dataset) -> None:
+    # Synthetic: an RX 6700 XT (gfx1031) machine, built from the RX 6800 XT rocminfo with its target renamed.
+    text = fixture("rocminfo/wsl-rx6800xt-gfx1030-rocm6.1.3.txt").replace("gfx1030", "gfx1031")
+    arch_list = ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100"]
+    base = dict(commands={("rocminfo",): text}, torch_version="2.5.1+rocm6.2")
+    without = machine(**base, torch=torch_child("2.5.1+rocm6.2", hip="6.2", names=["AMD Radeon RX 6700 XT"],
+                                                archs=["gfx1031"], arch_list=arch_list))  # type: ignore[arg-type]
+    blocker = judged(without, data)[1]["torch.arch_not_in_wheel"]
+    assert "HSA_OVERRIDE_GFX_VERSION=10.3.0" in blocker.remedy
+    active = dataclasses.replace(without, environment={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"})
+    assert judged(active, data)[1]["env.hsa_override_active"].severity is Severity.WARN
+    wrong = dataclasses.replace(without, environment={"HSA_OVERRIDE_GFX_VERSION": "11.0.2"})
+    assert "env.hsa_override_no_match" in judged(wrong, data)[1]
