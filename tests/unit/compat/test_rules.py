@@ -286,3 +286,13 @@ def test_override_on_an_unsupported_rdna2_card(data: Dataset) -> None:
     assert judged(active, data)[1]["env.hsa_override_active"].severity is Severity.WARN
     wrong = dataclasses.replace(without, environment={"HSA_OVERRIDE_GFX_VERSION": "11.0.2"})
     assert "env.hsa_override_no_match" in judged(wrong, data)[1]
+
+
+def test_driver_series_outside_its_user_space_window(data: Dataset) -> None:
+    # Synthetic version strings: a 30.10 driver (documented for ROCm 6.2 and newer) under ROCm 6.1.
+    fp = machine(rocminfo="rocminfo/mi300x-8gpu-gfx942-rocm6.2.3.txt", files={
+        "/opt/rocm/.info/version": "6.1.2\n", "/sys/module/amdgpu/version": "30.10.1\n"})
+    assert "rocm.driver_userspace_skew" in judged(fp, data)[1]
+    kernel_style = machine(rocminfo="rocminfo/mi300x-8gpu-gfx942-rocm6.2.3.txt", files={
+        "/opt/rocm/.info/version": "5.7.0\n", "/sys/module/amdgpu/version": "6.3.6\n"})
+    assert "rocm.driver_userspace_skew" not in judged(kernel_style, data)[1], "6.3.6 names no driver series"

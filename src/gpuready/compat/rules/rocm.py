@@ -115,10 +115,15 @@ def gpu_os_restrictions(context: Context) -> Iterator[Finding]:
 
 
 def driver_skew(context: Context) -> Iterator[Finding]:
-    """The amdgpu kernel driver series against the user-space range it supports."""
+    """The amdgpu kernel driver series against the user-space range it supports.
+
+    AMD names driver series after ROCm releases (6.4) or, since 7.0, as 30.10, 31.40 ...; the module itself reports
+    a kernel-style version (6.8.5, 6.12.12) that does not say which series it is. Only versions in the 30+ numbering
+    are matched, so a coincidence of numbers is never judged.
+    """
     driver = context.fingerprint.stack.amdgpu_driver_version.value
     user = context.fingerprint.stack.rocm_version.value
-    if not driver or user is None:
+    if not driver or user is None or not re.match(r"^(3\d|[4-9]\d)\.", driver):
         return
     matches = [c for c in context.data.rocm.driver_compat if driver == c.driver or driver.startswith(c.driver + ".")]
     if not matches:
