@@ -8,7 +8,6 @@ under ``not_visible`` with the reason, so a gap is stated, never hidden.
 
 from __future__ import annotations
 
-import datetime
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,8 +96,3 @@ def judge_fixture(fixture: Fixture, data: Dataset, expected: dict[str, Any]) -> 
         expected_verdict=str(entry.get("verdict", "")),
         not_visible=dict(entry.get("not_visible") or {}),
     )
-
-
-def today() -> datetime.date:
-    """For callers that want the wall clock rather than the data's date."""
-    return datetime.date.today()

@@ -107,11 +107,9 @@ def _print_rich(renderable: object, output: Path | None) -> None:
     if output is None:
         Console().print(renderable)
         return
-    import io
+    from gpuready.report import plain_text
 
-    console = Console(file=io.StringIO(), width=100, color_system=None, force_terminal=False)
-    console.print(renderable)
-    write_output(output, console.file.getvalue())  # type: ignore[attr-defined]
+    write_output(output, plain_text(renderable))
 
 
 @cli.command()

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from gpuready.compat.catalogue import find_gpu, normalise_name, suggest
 from gpuready.compat.load import Dataset
-from gpuready.compat.query import arch_in_list, arch_runs_on, install_command, parse_version, wheels_for_arch
+from gpuready.compat.query import arch_runs_on, install_command, parse_version, wheels_for_arch
 from gpuready.compat.schema import Backend, GpuEntry, RocmRelease
 from gpuready.errors import ParseError, UsageError
 from gpuready.model import Vendor
@@ -208,4 +208,4 @@ def make_plan(data: Dataset, gpu_name: str, os_text: str | None = None, framewor
     return _nvidia_plan(data, gpu, os_text)
 
 
-__all__ = ["Plan", "ReleaseOption", "WheelOption", "arch_in_list", "make_plan", "parse_os", "resolve_gpu"]
+__all__ = ["Plan", "ReleaseOption", "WheelOption", "make_plan", "parse_os", "resolve_gpu"]

@@ -165,14 +165,3 @@ def render_env(fingerprint: Fingerprint) -> RenderableType:
             table.add_row(note.name, fact_text(note.fact))
         parts += [Text(""), table]
     return Group(*parts)
-
-
-def render_env_text(fingerprint: Fingerprint, width: int = 100) -> str:
-    """Plain text of ``render_env`` (no colour), for files and tests."""
-    import io
-
-    from rich.console import Console
-
-    console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False)
-    console.print(render_env(fingerprint))
-    return console.file.getvalue()  # type: ignore[attr-defined, no-any-return]
