@@ -36,7 +36,8 @@ PROBLEM_CODES: dict[str, set[str]] = {
     "wsl_limitation": {"host.wsl"},
     "out_of_memory_or_resources": {"access.kfd_open_failed"},
 }
-JUDGED_KINDS = {"rocminfo", "collect-env", "amd-smi", "rocm-smi", "nvidia-smi-query", "kfd-properties"}
+JUDGED_KINDS = {"rocminfo", "collect-env", "amd-smi", "rocm-smi", "nvidia-smi-query", "kfd-properties",
+                "os-release", "lsb-release", "nvidia-proc-version", "rocm-version"}
 VERDICTS_FILE = FIXTURES / "verdicts.yaml"
 
 

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from gpuready.model import Fingerprint
 
 REPORT_KINDS = ("run", "collect-env", "rocminfo", "amd-smi-static", "amd-smi-list", "amd-smi-version", "rocm-smi",
-                "nvidia-smi-csv", "kfd-properties")
+                "nvidia-smi-csv", "kfd-properties", "os-release", "lsb-release", "nvidia-proc-version",
+                "rocm-version-file")
+"""The values of ``probe.reports.ReportKind``, kept here so ``--help`` does not import the probe layer (tested)."""
 
 
 def write_output(path: Path, text: str) -> None:

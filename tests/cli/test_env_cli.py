@@ -200,3 +200,10 @@ def test_unsupported_gpu_warning_gives_arch_and_compiled_list(capsys: pytest.Cap
     assert torch is not None
     assert torch.arch_list.value == ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
     assert fp.stack.nvidia_driver_version.value == "570.124.04", "driver versions keep their leading zeros"
+
+
+def test_cli_report_kinds_match_the_reader() -> None:
+    from gpuready.cli import REPORT_KINDS
+    from gpuready.probe.reports import ReportKind
+
+    assert set(REPORT_KINDS) == {k.value for k in ReportKind}

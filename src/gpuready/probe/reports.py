@@ -33,10 +33,10 @@ from gpuready.probe.parse.amd_smi import (
 )
 from gpuready.probe.parse.collect_env import CollectEnvReport, parse_collect_env
 from gpuready.probe.parse.kfd import parse_kfd_properties
-from gpuready.probe.parse.nvidia import parse_nvidia_smi_csv
-from gpuready.probe.parse.os_release import parse_os_name
+from gpuready.probe.parse.nvidia import parse_nvidia_proc_version, parse_nvidia_smi_csv
+from gpuready.probe.parse.os_release import parse_lsb_release, parse_os_name, parse_os_release
 from gpuready.probe.parse.records import GpuRecord
-from gpuready.probe.parse.rocm_version import leading_version
+from gpuready.probe.parse.rocm_version import leading_version, parse_rocm_info_version
 from gpuready.probe.parse.rocminfo import parse_rocminfo
 
 MAX_REPORT_BYTES = 16 * 1024 * 1024
@@ -54,6 +54,10 @@ class ReportKind(str, enum.Enum):
     ROCM_SMI = "rocm-smi"
     NVIDIA_SMI_CSV = "nvidia-smi-csv"
     KFD_PROPERTIES = "kfd-properties"
+    OS_RELEASE = "os-release"
+    LSB_RELEASE = "lsb-release"
+    NVIDIA_PROC_VERSION = "nvidia-proc-version"
+    ROCM_VERSION_FILE = "rocm-version-file"
 
 
 def read_report_text(path: Path) -> str:
@@ -94,6 +98,14 @@ def detect_kind(text: str) -> ReportKind | None:
         return ReportKind.ROCMINFO
     if re.search(r"^simd_count \d+", text, re.MULTILINE):
         return ReportKind.KFD_PROPERTIES
+    if re.search(r"^NVRM version:", text, re.MULTILINE):
+        return ReportKind.NVIDIA_PROC_VERSION
+    if re.search(r"^DISTRIB_ID=", text, re.MULTILINE):
+        return ReportKind.LSB_RELEASE
+    if re.search(r"^(ID|VERSION_ID|PRETTY_NAME)=", text, re.MULTILINE):
+        return ReportKind.OS_RELEASE
+    if re.fullmatch(r"\s*\d+\.\d+(\.\d+)?(-\d+)?\s*", text):
+        return ReportKind.ROCM_VERSION_FILE
     if text.lstrip().startswith("AMDSMI Tool:"):
         return ReportKind.AMD_SMI_VERSION
     if re.match(r"\s*GPU: \d+\s*\n\s*BDF:", text):
@@ -257,6 +269,9 @@ def _fingerprint_from_text(kind: ReportKind, text: str, origin: str, source: str
             probes=not_listed,
             origin=origin,
         )
+    if kind in (ReportKind.OS_RELEASE, ReportKind.LSB_RELEASE, ReportKind.NVIDIA_PROC_VERSION,
+                ReportKind.ROCM_VERSION_FILE):
+        return _host_or_stack_only(kind, text, origin)
     parsers: dict[ReportKind, tuple[str, Callable[[str], tuple[GpuRecord, ...]]]] = {
         ReportKind.AMD_SMI_STATIC: ("amd-smi", parse_amd_smi_static),
         ReportKind.AMD_SMI_LIST: ("amd-smi list", parse_amd_smi_list),
@@ -269,6 +284,30 @@ def _fingerprint_from_text(kind: ReportKind, text: str, origin: str, source: str
         note = ProbeNote("devices", Fact.unsupported(origin, "one KFD node file does not show the other nodes"))
         fingerprint = dataclasses.replace(fingerprint, probes=(note,))
     return fingerprint
+
+
+def _host_or_stack_only(kind: ReportKind, text: str, origin: str) -> Fingerprint:
+    """A file that tells one thing about the host or the stack, and nothing about devices."""
+    note = ProbeNote("devices", Fact.unsupported(origin, f"a {kind.value} file does not list GPUs"))
+    src = kind.value
+    if kind is ReportKind.NVIDIA_PROC_VERSION:
+        module = parse_nvidia_proc_version(text)
+        stack = Stack(nvidia_driver_version=Fact.of(module.version, src),
+                      nvidia_kernel_module=Fact.of(module.flavour, src))
+        return Fingerprint(stack=stack, probes=(note,), origin=origin)
+    if kind is ReportKind.ROCM_VERSION_FILE:
+        version = parse_rocm_info_version(text)
+        return Fingerprint(stack=Stack(rocm_version=Fact.of(version, src, detail=text.strip())), probes=(note,),
+                           origin=origin)
+    if kind is ReportKind.LSB_RELEASE:
+        lsb = parse_lsb_release(text)
+        host = Host(os_name=Fact.maybe(lsb.description, src), os_id=Fact.of(lsb.distrib_id.lower(), src),
+                    os_version=Fact.maybe(lsb.point_release, src))
+        return Fingerprint(host=host, probes=(note,), origin=origin)
+    release = parse_os_release(text)
+    host = Host(os_name=Fact.maybe(release.pretty_name or release.name, src), os_id=Fact.of(release.id, src),
+                os_version=Fact.maybe(release.version_id, src))
+    return Fingerprint(host=host, probes=(note,), origin=origin)
 
 
 def _kfd_record(text: str) -> tuple[GpuRecord, ...]:
