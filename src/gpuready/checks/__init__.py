@@ -1,0 +1,1 @@
+"""Experiments on a device: a registry of checks, launchers that isolate them, and the checks themselves."""
