@@ -1,0 +1,103 @@
+"""Shared pieces of the PyTorch checks: the device under test, the float64 CPU reference, tolerances."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuready.checks.spec import CheckContext, Fail, Skip
+
+RELATIVE_TOLERANCE = {"float64": 1e-10, "float32": 2e-4, "tf32": 8e-3, "float16": 8e-3, "bfloat16": 4e-2}
+"""Max |actual - reference| / max |reference| allowed per compute dtype (reference: float64 on the CPU)."""
+
+
+def import_torch() -> Any:
+    """torch, or Skip when it is not installed."""
+    try:
+        import torch
+    except ImportError as error:
+        raise Skip(f"torch is not installed ({error})") from error
+    return torch
+
+
+def device_under_test(context: CheckContext) -> Any:
+    """The torch.device to test (``auto``: the GPU when torch sees one, else the CPU); notes backend and name."""
+    torch = import_torch()
+    wanted = context.device or "auto"
+    if wanted == "auto":
+        wanted = "cuda" if torch.cuda.is_available() else "cpu"
+    device = torch.device(wanted)
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise Fail(f"--device {wanted} was asked for, but torch.cuda.is_available() is False")
+        index = device.index if device.index is not None else torch.cuda.current_device()
+        if index >= torch.cuda.device_count():
+            raise Fail(f"--device {wanted}: torch sees only {torch.cuda.device_count()} device(s)")
+        device = torch.device("cuda", index)
+        hip = getattr(torch.version, "hip", None)
+        backend = f"HIP {hip}" if hip else f"CUDA {torch.version.cuda}"
+        context.note("device", f"cuda:{index} {torch.cuda.get_device_name(index)} ({backend})")
+        context.note("backend", "hip" if hip else "cuda")
+    elif device.type == "cpu":
+        context.note("device", "cpu")
+        context.note("backend", "cpu")
+    else:
+        raise Skip(f"device type {device.type} is not covered by gpuready's checks")
+    context.note("torch", str(torch.__version__))
+    return device
+
+
+def synchronize(device: Any) -> None:
+    """Wait for queued device work (a no-op on the CPU)."""
+    torch = import_torch()
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def is_gpu(device: Any) -> bool:
+    """Whether the device under test is an accelerator."""
+    return bool(device.type == "cuda")
+
+
+class Comparison:
+    """Collects comparisons against the CPU float64 reference and fails once, listing every miss."""
+
+    def __init__(self, context: CheckContext) -> None:
+        self.context = context
+        self.misses: list[str] = []
+
+    def close(self, name: str, actual: Any, reference: Any, tolerance: float) -> float:
+        """Relative max error of ``actual`` against ``reference``; records it; remembers a miss."""
+        torch = import_torch()
+        actual64 = actual.detach().to("cpu", torch.float64) if not actual.is_complex() else actual.detach().to(
+            "cpu", torch.complex128)
+        reference64 = reference.detach().to("cpu", actual64.dtype)
+        if actual64.shape != reference64.shape:
+            self.misses.append(f"{name}: shape {tuple(actual64.shape)} != {tuple(reference64.shape)}")
+            return float("inf")
+        if not torch.isfinite(actual64).all():
+            self.misses.append(f"{name}: non-finite values")
+            self.context.record(f"{name}.rel_err", float("inf"))
+            return float("inf")
+        scale = reference64.abs().max().item() or 1.0
+        error = (actual64 - reference64).abs().max().item() / scale
+        self.context.record(f"{name}.rel_err", error)
+        if error > tolerance:
+            self.misses.append(f"{name}: relative error {error:.2e} > {tolerance:.0e}")
+        return float(error)
+
+    def equal(self, name: str, actual: Any, reference: Any) -> None:
+        """Exact equality (integers, sorts, copies, casts)."""
+        torch = import_torch()
+        if not torch.equal(actual.detach().cpu(), reference.detach().cpu()):
+            self.misses.append(f"{name}: not identical to the reference")
+
+    def require(self, name: str, condition: bool, message: str) -> None:
+        """Any other expectation."""
+        if not condition:
+            self.misses.append(f"{name}: {message}")
+
+    def finish(self) -> None:
+        """Fail with every miss, or return."""
+        if self.misses:
+            raise Fail("; ".join(self.misses[:8]) + (f" (+{len(self.misses) - 8} more)" if len(self.misses) > 8
+                                                     else ""))
