@@ -177,6 +177,66 @@ def plan(gpu: str, os_text: str | None, framework: str, rocm: str | None, data_d
         _print_rich(render_plan(result), output)
 
 
+@cli.command()
+@click.option("--suite", type=click.Choice(["quick", "full", "distributed"]), default="quick", show_default=True)
+@click.option("--only", multiple=True, help="Only checks whose id matches this glob (repeatable), e.g. 'torch.ops.*'.")
+@click.option("--device", default="auto", show_default=True, help="auto, cpu, cuda or cuda:N (ROCm GPUs are 'cuda').")
+@click.option("--framework", type=click.Choice(["torch", "jax"]), help="Only this framework's checks.")
+@click.option("--timeout", "timeout_s", type=float, help="Seconds per check (overrides each check's own limit).")
+@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="Also write JUnit XML to FILE.")
+@click.option("--json", "as_json", is_flag=True, help="Print the Run as JSON.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the Run (JSON) to FILE.")
+@click.option("--inline", is_flag=True, help="Run in this process (no isolation; for debugging).")
+@click.option("--list", "list_only", is_flag=True, help="List the selected checks and exit.")
+def check(suite: str, only: tuple[str, ...], device: str, framework: str | None, timeout_s: float | None,
+          junit: Path | None, as_json: bool, output: Path | None, inline: bool, list_only: bool) -> None:
+    """Validate on the device: operators, training, mixed precision, checkpoints, compile, collectives."""
+    from gpuready.checks.registry import BUILTIN
+
+    specs = BUILTIN.select(suite, only, framework)
+    if list_only:
+        for spec in specs:
+            click.echo(f"{spec.id:<34} {spec.description}")
+        return
+    import threading
+
+    from gpuready.checks.launchers import InlineLauncher, SubprocessLauncher
+    from gpuready.model import Run, RunKind
+    from gpuready.probe import collect_fingerprint
+    from gpuready.report.check_text import live_line
+
+    fingerprints: list[Fingerprint] = []
+    probe = threading.Thread(target=lambda: fingerprints.append(collect_fingerprint()), daemon=True)
+    probe.start()
+    launcher = InlineLauncher(device=device) if inline else SubprocessLauncher(device=device, timeout_s=timeout_s)
+    click.echo(f"gpuready check: {len(specs)} check(s), suite {suite}, device {device}", err=True)
+
+    def progress(event: str, spec: object, result: object) -> None:
+        if event == "done" and result is not None:
+            click.echo(live_line(result), err=True)  # type: ignore[arg-type]
+
+    results = launcher.run(specs, progress)
+    probe.join(timeout=120)
+    run = Run(kind=RunKind.CHECK, tool_version=__version__, fingerprint=fingerprints[0] if fingerprints else None,
+              results=tuple(results), tags=(f"suite:{suite}", f"device:{device}"))
+    from gpuready.report.json_report import render_json
+
+    if junit is not None:
+        from gpuready.report.junit import render_junit
+
+        write_output(junit, render_junit(run))
+    if output is not None:
+        write_output(output, render_json(run))
+    if as_json:
+        click.echo(render_json(run), nl=False)
+    else:
+        from gpuready.report.check_text import render_checks
+
+        _print_rich(render_checks(results), None)
+    failed = any(r.status.value not in ("pass", "skip") for r in results)
+    raise click.exceptions.Exit(int(ExitCode.FINDINGS if failed else ExitCode.OK))
+
+
 @cli.group()
 def data() -> None:
     """The compatibility data gpuready judges with."""

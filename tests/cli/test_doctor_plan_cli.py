@@ -88,3 +88,10 @@ def test_plan_for_jax_and_a_pinned_rocm(capsys: pytest.CaptureFixture[str]) -> N
     assert {r["version"][:3] for r in json.loads(out)["releases"]} == {"6.2"}
     code, _, err = run_cli(capsys, "plan", "--gpu", "rtx 4090", "--rocm", "6.2")
     assert code == 2 and "AMD GPUs" in err
+
+
+def test_check_list_and_unknown_only(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "check", "--list", "--suite", "full")
+    assert code == 0 and "torch.ops.matmul" in out and "torch.compile.equivalence" in out
+    code, _, err = run_cli(capsys, "check", "--only", "torch.opps.*")
+    assert code == 2 and "matches no check" in err
