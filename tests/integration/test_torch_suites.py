@@ -63,3 +63,24 @@ def test_a_failing_check_sets_the_exit_code(tmp_path: Path, capsys: pytest.Captu
     assert code == 1
     assert run.results[0].status is CheckStatus.FAIL
     assert "torch.cuda.is_available() is False" in run.results[0].details["reason"]
+
+
+def test_collectives_under_torchrun(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    outputs = [tmp_path / f"rank{r}.json" for r in range(2)]
+    script = ("import os, sys; from gpuready.cli import main; "
+              "sys.exit(main(['check', '--suite', 'distributed', '--only', 'torch.distributed.collectives', "
+              f"'--device', 'cpu', '-o', '{tmp_path}/rank' + os.environ['RANK'] + '.json']))")
+    done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+                           "--master_port", str(port), "--no-python", sys.executable, "-c", script],
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    for output in outputs:
+        result = Run.from_dict(json.loads(output.read_text())).results[0]
+        assert result.status is CheckStatus.PASS and result.details["launcher"] == "torchrun"

@@ -21,7 +21,15 @@ def _setup(torch: Any, device: Any) -> tuple[Any, Any, Any, Any]:
     model = build_mlp().make_model().to(device).train()  # dropout on: the RNG state must round-trip too
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
-    return model, optimizer, scheduler, build_mlp()
+    return model, optimizer, scheduler, _grad_scaler(torch, device)
+
+
+def _grad_scaler(torch: Any, device: Any) -> Any:
+    """A GradScaler for the device (its state is part of a mixed-precision checkpoint), or None when unavailable."""
+    try:
+        return torch.amp.GradScaler(device.type, init_scale=1024.0, growth_interval=7)
+    except (AttributeError, TypeError, RuntimeError, ValueError):
+        return None
 
 
 def _steps(torch: Any, device: Any, model: Any, optimizer: Any, scheduler: Any, start: int, count: int) -> list[str]:
@@ -56,10 +64,14 @@ def resume(checkpoint: str, device_name: str, out: str) -> None:
     torch = import_torch()
     device = torch.device(device_name)
     saved = torch.load(checkpoint, map_location=device, weights_only=True)
-    model, optimizer, scheduler, _ = _setup(torch, device)
+    model, optimizer, scheduler, scaler = _setup(torch, device)
     model.load_state_dict(saved["model"])
     optimizer.load_state_dict(saved["optimizer"])
     scheduler.load_state_dict(saved["scheduler"])
+    if scaler is not None and saved.get("scaler"):
+        scaler.load_state_dict(saved["scaler"])
+        if scaler.state_dict() != saved["scaler"]:
+            raise RuntimeError(f"GradScaler state differs after loading: {scaler.state_dict()} vs {saved['scaler']}")
     _set_rng_state(torch, device, {k: v.cpu() for k, v in saved["rng"].items()})
     Path(out).write_text(json.dumps(_steps(torch, device, model, optimizer, scheduler, FIRST, THEN)))
 
@@ -71,12 +83,17 @@ def roundtrip(context: CheckContext) -> None:
     torch.manual_seed(0)
     if device.type == "cuda":
         torch.cuda.manual_seed_all(0)
-    model, optimizer, scheduler, _ = _setup(torch, device)
+    model, optimizer, scheduler, scaler = _setup(torch, device)
     _steps(torch, device, model, optimizer, scheduler, 0, FIRST)
+    if scaler is not None:
+        scaler.scale(torch.ones((), device=device))  # the scale tensor exists only after a first use
+        scaler.update(new_scale=512.0)  # a non-default state, so a lost one would show
     with tempfile.TemporaryDirectory(prefix="gpuready-ckpt-") as folder:
         path = os.path.join(folder, "state.pt")
         torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                    "scheduler": scheduler.state_dict(), "rng": _rng_state(torch, device)}, path)
+                    "scheduler": scheduler.state_dict(), "rng": _rng_state(torch, device),
+                    "scaler": scaler.state_dict() if scaler is not None else {}}, path)
+        context.note("grad_scaler", "saved" if scaler is not None else "not available for this device")
         context.record("checkpoint_bytes", os.path.getsize(path))
         uninterrupted = _steps(torch, device, model, optimizer, scheduler, FIRST, THEN)
         out = os.path.join(folder, "resumed.json")
