@@ -237,6 +237,45 @@ def check(suite: str, only: tuple[str, ...], device: str, framework: str | None,
     raise click.exceptions.Exit(int(ExitCode.FINDINGS if failed else ExitCode.OK))
 
 
+@cli.command()
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the Run (findings with file:line) as JSON.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the result to FILE.")
+@click.option("--sarif", type=click.Path(dir_okay=False, path_type=Path), help="Also write SARIF 2.1.0 to FILE.")
+@click.option("--fail-on", type=click.Choice(["blocker", "warning", "never"]), default="blocker", show_default=True,
+              help="Exit 1 when a finding of this severity (or worse) is present.")
+@click.option("--kb", "kb_file", type=click.Path(dir_okay=False, path_type=Path, exists=True),
+              help="Use this packages knowledge base (YAML) instead of the bundled one.")
+@click.option("--jobs", type=int, help="Parallel workers (default: all cores).")
+@click.option("--no-cache", is_flag=True, help="Read every file again (no content cache).")
+def scan(path: Path, as_json: bool, output: Path | None, sarif: Path | None, fail_on: str, kb_file: Path | None,
+         jobs: int | None, no_cache: bool) -> None:
+    """Find CUDA-only dependencies and code in a project, with ROCm alternatives. Nothing is executed."""
+    from gpuready.model import Run, RunKind, Severity
+    from gpuready.scan.engine import scan_tree
+    from gpuready.scan.kb import load_kb
+
+    report = scan_tree(path, load_kb(kb_file), jobs=jobs, cache=not no_cache)
+    run = Run(kind=RunKind.SCAN, tool_version=__version__, findings=report.findings,
+              tags=(f"verdict:{report.verdict}", f"root:{path}"))
+    if sarif is not None:
+        from gpuready.report.sarif import render_sarif
+
+        write_output(sarif, render_sarif(report.findings))
+    if as_json:
+        from gpuready.report.json_report import render_json
+
+        _emit(render_json(run), output)
+    else:
+        from gpuready.report.scan_text import render_scan
+
+        _print_rich(render_scan(report), output)
+    worst = {f.severity for f in report.findings}
+    failed = (fail_on == "blocker" and Severity.BLOCKER in worst) or (
+        fail_on == "warning" and bool({Severity.BLOCKER, Severity.WARN} & worst))
+    raise click.exceptions.Exit(int(ExitCode.FINDINGS if failed else ExitCode.OK))
+
+
 @cli.group()
 def data() -> None:
     """The compatibility data gpuready judges with."""

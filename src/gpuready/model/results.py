@@ -27,6 +27,8 @@ class Finding:
     remedy: str = ""
     source_url: str = ""
     """Where the rule's data comes from."""
+    location: str = ""
+    """``path:line`` in the user's code, for findings of the scanner."""
 
 
 class CheckStatus(str, enum.Enum):

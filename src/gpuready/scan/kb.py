@@ -1,0 +1,154 @@
+"""The scanner's knowledge base: packages (with ROCm status and alternatives) and code patterns, as data."""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpuready.errors import SchemaError
+from gpuready.model import Severity
+from gpuready.model.codec import from_dict
+
+DATA = Path(__file__).with_name("data")
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class RocmStatus(str, enum.Enum):
+    """How a package stands on ROCm."""
+
+    OFFICIAL = "official"
+    FORK = "fork"
+    PARTIAL = "partial"
+    NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class PackageEntry:
+    """One package the scanner knows."""
+
+    name: str
+    pip_names: tuple[str, ...]
+    import_names: tuple[str, ...]
+    status: RocmStatus
+    severity: Severity
+    message: str
+    alternative: str
+    source: str
+    read: datetime.date
+    since: str = ""
+    confirmed: bool = True
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PackageBase:
+    """``packages.yaml``."""
+
+    as_of: datetime.date
+    packages: tuple[PackageEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PatternRule:
+    """One code rule: detected through the AST (python.*, requirement.*) or by its regular expression."""
+
+    id: str
+    severity: Severity
+    message: str
+    alternative: str
+    source: str
+    pattern: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PatternSet:
+    """``patterns.yaml``."""
+
+    as_of: datetime.date
+    rules: tuple[PatternRule, ...]
+
+
+def normalise_package(name: str) -> str:
+    """PEP 503: lower case, runs of ``-_.`` become ``-``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    """Packages and patterns, with the indexes matching uses (built once, at load)."""
+
+    packages: PackageBase
+    patterns: PatternSet
+    digest: str
+    """Changes whenever the data does (part of the scan cache key)."""
+    pip_index: dict[str, PackageEntry]
+    """Normalised requirement name -> entry."""
+    import_index: dict[str, PackageEntry]
+    """Import name (``numba.cuda``, ``flash_attn``) -> entry."""
+    rule_index: dict[str, PatternRule]
+
+    def rule(self, rule_id: str) -> PatternRule | None:
+        """A rule by id."""
+        return self.rule_index.get(rule_id)
+
+    def by_pip_name(self, requirement_name: str) -> PackageEntry | None:
+        """The entry for a requirement's distribution name."""
+        return self.pip_index.get(normalise_package(requirement_name))
+
+    def by_import(self, module: str) -> PackageEntry | None:
+        """The entry whose import name is ``module`` or its nearest parent package (``numba.cuda.x`` -> numba.cuda)."""
+        parts = module.split(".")
+        for end in range(len(parts), 0, -1):
+            entry = self.import_index.get(".".join(parts[:end]))
+            if entry is not None:
+                return entry
+        return None
+
+
+def _read(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise SchemaError(f"cannot read: {error}", source=str(path)) from error
+    try:
+        data = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as error:
+        raise SchemaError(f"not valid YAML: {error}".splitlines()[0], source=str(path)) from error
+    if not isinstance(data, dict):
+        raise SchemaError("expected a mapping at the top level", source=str(path), field="$")
+    for key in ("packages", "rules"):
+        for entry in data.get(key) or []:
+            if isinstance(entry, dict) and entry.get("severity") == "warning":
+                entry["severity"] = "warn"
+    return data
+
+
+def load_kb(packages: Path | None = None, patterns: Path | None = None) -> KnowledgeBase:
+    """The bundled knowledge base, or newer files the user gives (``--kb FILE`` replaces the packages)."""
+    packages_path = packages or DATA / "packages.yaml"
+    patterns_path = patterns or DATA / "patterns.yaml"
+    package_base = from_dict(PackageBase, _read(packages_path), source=str(packages_path))
+    pattern_set = from_dict(PatternSet, _read(patterns_path), source=str(patterns_path))
+    for index, rule in enumerate(pattern_set.rules):
+        if rule.pattern:
+            try:
+                re.compile(rule.pattern)
+            except re.error as error:
+                raise SchemaError(f"invalid regular expression: {error}", source=str(patterns_path),
+                                  field=f"$.rules[{index}].pattern") from error
+    for index, entry in enumerate(package_base.packages):
+        if not entry.source.startswith("https://"):
+            raise SchemaError("source must be an https:// URL", source=str(packages_path),
+                              field=f"$.packages[{index}].source")
+    digest = hashlib.sha256(packages_path.read_bytes() + patterns_path.read_bytes()).hexdigest()[:16]
+    pip_index = {normalise_package(p): e for e in package_base.packages for p in (e.name, *e.pip_names)}
+    import_index = {name: e for e in package_base.packages for name in e.import_names}
+    return KnowledgeBase(package_base, pattern_set, digest, pip_index, import_index,
+                         {r.id: r for r in pattern_set.rules})
