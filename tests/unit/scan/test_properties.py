@@ -13,7 +13,8 @@ RULES = tuple((r.id, r.pattern) for r in KB.patterns.rules if r.pattern)
 KINDS = ["python", "setup_py", "requirements", "pyproject", "setup_cfg", "environment", "kernel", "cpp"]
 PIECES = st.sampled_from(["import flash_attn\n", "try:\n", "except ImportError:\n", "    pass\n", "[project]\n",
                           "dependencies = [\"torch\"]\n", "torch==2.1+cu121\n", "--index-url https://x/cu121\n",
-                          "- pip:\n", "  - cupy\n", "[options]\n", "install_requires =\n", "asm volatile(\"mov.u32\");\n",
+                          "- pip:\n", "  - cupy\n", "[options]\n", "install_requires =\n",
+                          "asm volatile(\"mov.u32\");\n",
                           "#include <cuda.h>\n", "__shfl_down_sync(0xffffffff, v, 1);\n", "setup(install_requires=[\n",
                           "'\n", "\"\n", "{\n", "(\n", "\t", "\x00"])
 TEXT = st.one_of(st.text(max_size=300), st.lists(st.one_of(PIECES, st.text(max_size=5)), max_size=30).map("".join))
