@@ -31,6 +31,7 @@ EXPECTED = {
     "flash_attn_required": ("portable", {
         ("info", "scan.package.flash-attn", "model.py:2"),
         ("info", "scan.package.xformers", "model.py:5"),  # guarded by try/except ImportError: optional
+        ("info", "scan.package.apex", "optional_flag.py:5"),  # guarded by a feature flag: optional
     }),
     "cuda_extension": ("blocked", {
         ("blocker", "scan.kernel.inline_ptx", "csrc/fused.cu:17"),
