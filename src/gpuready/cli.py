@@ -276,6 +276,35 @@ def scan(path: Path, as_json: bool, output: Path | None, sarif: Path | None, fai
     raise click.exceptions.Exit(int(ExitCode.FINDINGS if failed else ExitCode.OK))
 
 
+@cli.command()
+@click.option("--model", "model", default="transformer", show_default=True,
+              help="mlp, cnn, transformer, or your model: 'pkg.module:factory' / 'path/file.py:factory'.")
+@click.option("--mode", type=click.Choice(["train", "infer"]), default="train", show_default=True)
+@click.option("--steps", type=int, default=1, show_default=True)
+@click.option("--device", default="auto", show_default=True,
+              help="auto (the GPU, or the CPU standing in for one), cuda, cuda:N, or standin.")
+@click.option("--timeout", "timeout_s", type=float, default=600.0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the Run (findings with file:line) as JSON.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the result to FILE.")
+def audit(model: str, mode: str, steps: int, device: str, timeout_s: float, as_json: bool, output: Path | None) -> None:
+    """Prove placement: ops on the CPU, mixed devices, host syncs and copies, float64 — at file:line."""
+    from gpuready.audit.api import audit as run
+    from gpuready.model import Run, RunKind
+
+    outcome = run(model, device=device, mode=mode, steps=steps, timeout_s=timeout_s)
+    run_record = Run(kind=RunKind.AUDIT, tool_version=__version__, findings=outcome.findings,
+                     results=(outcome.result,), tags=(f"model:{model}", f"mode:{mode}"))
+    if as_json:
+        from gpuready.report.json_report import render_json
+
+        _emit(render_json(run_record), output)
+    else:
+        from gpuready.report.audit_text import render_audit
+
+        _print_rich(render_audit(model, outcome), output)
+    raise click.exceptions.Exit(int(ExitCode.FINDINGS if outcome.blocked else ExitCode.OK))
+
+
 @cli.group()
 def data() -> None:
     """The compatibility data gpuready judges with."""

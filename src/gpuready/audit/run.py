@@ -1,0 +1,62 @@
+"""Run the audited step under the recorder and summarise where everything ran."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuready.audit.recorder import PlacementRecorder, modes
+from gpuready.audit.trace import HOST, Trace
+from gpuready.audit.workload import UserWorkload
+
+
+def run_audit(workload: UserWorkload, device: str, *, steps: int = 1, mode: str = "train") -> Trace:
+    """One or more steps of ``workload`` with every op recorded. ``device`` ``standin`` uses the CPU in place of a
+    GPU; otherwise it is a torch device string (``cuda``, ``cuda:1``)."""
+    import torch
+
+    standin = device == "standin"
+    target = "cuda" if standin else torch.device(device).type
+    recorder = PlacementRecorder(target, standin)
+    model = workload.model
+    optimizer = None
+    function_mode, dispatch_mode = modes(recorder)
+    with function_mode, dispatch_mode:
+        if not workload.placed:
+            model = model.to(target)
+        if mode == "train":
+            make = workload.optimizer or (lambda params: torch.optim.AdamW(params, lr=1e-3))
+            optimizer = make(model.parameters())
+    model.train(mode == "train")
+    for step in range(steps):
+        # The batch is made outside the recording: preparing data on the CPU is the data loader's job.
+        inputs, target_values = workload.batch(step)
+        function_mode, dispatch_mode = modes(recorder)
+        with function_mode, dispatch_mode:
+            if not workload.placed:
+                inputs, target_values = _place(inputs, target), _place(target_values, target)
+            if mode == "train":
+                loss = workload.loss(model(inputs), target_values)
+                loss.backward()
+                assert optimizer is not None
+                optimizer.step()
+                optimizer.zero_grad(set_to_none=True)
+            else:
+                with torch.no_grad():
+                    model(inputs)
+    on_host = [name for name, p in model.named_parameters() if recorder.label(p) == HOST]
+    total = sum(1 for _ in model.parameters())
+    return Trace(target="standin" if standin else target, records=tuple(recorder.records),
+                 parameters_on_target=total - len(on_host), parameters_on_host=len(on_host),
+                 parameter_names_on_host=tuple(on_host[:20]))
+
+
+def _place(value: Any, target: str) -> Any:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.to(target)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_place(v, target) for v in value)
+    if isinstance(value, dict):
+        return {k: _place(v, target) for k, v in value.items()}
+    return value

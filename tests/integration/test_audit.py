@@ -1,0 +1,61 @@
+"""`gpuready audit` on models with planted problems, the CPU standing in for the accelerator (needs torch)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpuready.audit.api import audit
+from gpuready.cli import main
+from tests.fixture_kinds import FIXTURES
+
+pytestmark = pytest.mark.torch
+PLANTED = FIXTURES / "audit-models" / "planted.py"
+
+
+def _codes(model: str, mode: str = "train") -> set[tuple[str, str]]:
+    outcome = audit(model, device="standin", mode=mode, inline=True)
+    return {(f.code, f.location.rsplit("/", 1)[-1]) for f in outcome.findings}
+
+
+def test_every_planted_problem_is_named_at_its_line() -> None:
+    found = _codes(f"{PLANTED}:planted")
+    assert {
+        ("audit.mixed_device", "planted.py:15"),  # torch.ones(...) created on the CPU inside forward
+        ("audit.host_sync", "planted.py:16"),  # .item()
+        ("audit.host_copy", "planted.py:17"),  # .cpu().numpy()
+        ("audit.mixed_device", "planted.py:19"),  # a module left on the CPU
+        ("audit.float64", "planted.py:20"),  # .double()
+    } <= found
+    assert not any(location == "planted.py:18" for _, location in found), "moving back with .to(x.device) is fine"
+
+
+def test_clean_models_get_a_clean_verdict() -> None:
+    assert _codes(f"{PLANTED}:clean") == set()
+    assert _codes(f"{PLANTED}:clean", mode="infer") == set()
+    for builtin in ("mlp", "cnn", "transformer"):
+        assert _codes(builtin) == set(), builtin
+
+
+def test_a_model_that_is_never_placed_is_blocked() -> None:
+    assert {"audit.model_not_on_device", "audit.no_device_work"} <= {c for c, _ in _codes(f"{PLANTED}:unplaced")}
+
+
+def test_the_cli_runs_it_isolated_and_sets_the_exit_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", "--model", f"{PLANTED}:planted", "--json", "-o", str(tmp_path / "a.json")]) == 1
+    run = json.loads((tmp_path / "a.json").read_text())
+    assert run["kind"] == "audit" and any(f["code"] == "audit.host_sync" for f in run["findings"])
+    assert main(["audit", "--model", f"{PLANTED}:clean"]) == 0
+    assert "CLEAN" in capsys.readouterr().out
+
+
+def test_a_model_that_fails_to_load_is_a_finding_not_a_crash(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("import torch\nraise RuntimeError('cannot build the model')\n")
+    outcome = audit(f"{broken}:factory", device="standin")
+    assert [f.code for f in outcome.findings] == ["audit.model_failed"]
+    assert "cannot build the model" in outcome.findings[0].message
+    missing = audit(f"{tmp_path}/nope.py:factory", device="standin")
+    assert "no such file" in missing.findings[0].message
