@@ -85,11 +85,27 @@ class PlacementRecorder:
     def add(self, op: str, kind: str, tensors: list[Any], outputs: list[Any] | None = None) -> None:
         """Record an op; devices come from its inputs (0-dim host scalars left out), dtypes also from outputs."""
         devices = tuple(sorted({self.label(t) for t in tensors if t.dim() > 0 or self.label(t) == TARGET}))
+        dtypes = tuple(sorted({str(t.dtype).removeprefix("torch.") for t in [*tensors, *(outputs or [])]}))
+        routine = kind in ("compute", "view") and devices == (TARGET,) and "float64" not in dtypes
         self.records.append(OpRecord(
-            op=op, kind=kind, devices=devices,
-            dtypes=tuple(sorted({str(t.dtype).removeprefix("torch.") for t in [*tensors, *(outputs or [])]})),
-            shapes=tuple(tuple(t.shape) for t in tensors[:4]), location=user_location(),
+            op=op, kind=kind, devices=devices, dtypes=dtypes,
+            # Where an op came from is looked up only for ops that can be a finding: it is the costly part.
+            shapes=() if routine else tuple(tuple(t.shape) for t in tensors[:4]),
+            location="" if routine else user_location(),
             bytes=sum(t.numel() * t.element_size() for t in tensors) if kind in ("host_copy", "numpy") else 0))
+
+
+_NAMES: dict[Any, tuple[str, str]] = {}
+
+
+def _names(func: Any) -> tuple[str, str]:
+    """(``aten.add.Tensor``, ``aten.add``) for an op overload, computed once per op."""
+    names = _NAMES.get(func)
+    if names is None:
+        text = str(func)
+        op = text if text.startswith("aten.") else f"aten.{func.__name__}"
+        names = _NAMES[func] = (op, op.rsplit(".", 1)[0] if op.count(".") >= 2 else op)
+    return names
 
 
 def _tensors(value: Any) -> list[Any]:
@@ -166,8 +182,7 @@ def modes(recorder: PlacementRecorder) -> tuple[Any, Any]:
             kwargs = kwargs or {}
             inputs = _tensors(list(args)) + _tensors(kwargs)
             result = func(*args, **kwargs)
-            op = f"aten.{func.__name__}" if not str(func).startswith("aten.") else str(func)
-            base = op.rsplit(".", 1)[0] if op.count(".") >= 2 else op
+            op, base = _names(func)
             if inputs:
                 if base in _SYNC_OPS and any(recorder.label(t) == TARGET for t in inputs):
                     recorder.add(op, "host_sync", inputs)
