@@ -284,16 +284,19 @@ def scan(path: Path, as_json: bool, output: Path | None, sarif: Path | None, fai
 @click.option("--device", default="auto", show_default=True,
               help="auto (the GPU, or the CPU standing in for one), cuda, cuda:N, or standin.")
 @click.option("--timeout", "timeout_s", type=float, default=600.0, show_default=True)
+@click.option("--no-coverage", is_flag=True, help="Skip replaying the step's ops against the float64 reference.")
 @click.option("--json", "as_json", is_flag=True, help="Print the Run (findings with file:line) as JSON.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the result to FILE.")
-def audit(model: str, mode: str, steps: int, device: str, timeout_s: float, as_json: bool, output: Path | None) -> None:
+def audit(model: str, mode: str, steps: int, device: str, timeout_s: float, no_coverage: bool, as_json: bool,
+          output: Path | None) -> None:
     """Prove placement: ops on the CPU, mixed devices, host syncs and copies, float64 — at file:line."""
     from gpuready.audit.api import audit as run
     from gpuready.model import Run, RunKind
 
-    outcome = run(model, device=device, mode=mode, steps=steps, timeout_s=timeout_s)
+    outcome = run(model, device=device, mode=mode, steps=steps, timeout_s=timeout_s, coverage=not no_coverage)
+    results = (outcome.result,) + ((outcome.coverage_result,) if outcome.coverage_result else ())
     run_record = Run(kind=RunKind.AUDIT, tool_version=__version__, findings=outcome.findings,
-                     results=(outcome.result,), tags=(f"model:{model}", f"mode:{mode}"))
+                     results=results, tags=(f"model:{model}", f"mode:{mode}"))
     if as_json:
         from gpuready.report.json_report import render_json
 

@@ -59,3 +59,19 @@ def test_a_model_that_fails_to_load_is_a_finding_not_a_crash(tmp_path: Path) -> 
     assert "cannot build the model" in outcome.findings[0].message
     missing = audit(f"{tmp_path}/nope.py:factory", device="standin")
     assert "no such file" in missing.findings[0].message
+
+
+def test_op_coverage_replays_every_distinct_op_and_catches_a_perturbed_one() -> None:
+    outcome = audit("transformer", device="standin", inline=True)
+    assert len(outcome.coverage) >= 20
+    assert all(entry["status"] == "ok" for entry in outcome.coverage), outcome.coverage
+    perturbed = audit("transformer", device="standin", inline=True, perturb="aten.gelu")
+    mismatches = [f for f in perturbed.findings if f.code == "audit.op_mismatch"]
+    assert [f.evidence["op"] for f in mismatches] == ["aten.gelu.default"]
+    assert perturbed.blocked
+
+
+def test_op_coverage_runs_isolated() -> None:
+    outcome = audit("mlp", device="standin")
+    assert outcome.coverage_result is not None and outcome.coverage_result.status.value == "pass"
+    assert {entry["status"] for entry in outcome.coverage} == {"ok"}

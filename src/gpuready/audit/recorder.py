@@ -10,11 +10,13 @@ tensor, exactly as it would on a real GPU. ``.cpu()`` of a marked tensor returns
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import sysconfig
 from typing import Any
 
+from gpuready.audit.replay import capture
 from gpuready.audit.trace import HOST, TARGET, OpRecord
 
 _MARK = "_gpuready_on_target"
@@ -59,6 +61,8 @@ class PlacementRecorder:
         self.target_type = target_type
         self.standin = standin
         self.records: list[OpRecord] = []
+        self.replay: dict[str, Any] = {}
+        """Distinct (op, argument description) -> ReplayOp, for op coverage."""
 
     def label(self, tensor: Any) -> str:
         if self.standin:
@@ -191,6 +195,10 @@ def modes(recorder: PlacementRecorder) -> tuple[Any, Any]:
                     recorder.add(op, "host_sync", inputs)
                 else:
                     recorder.add(op, "view" if base in BOOKKEEPING else "compute", inputs, _tensors(result)[:1])
+                    if base not in BOOKKEEPING:
+                        replayable = capture(op, args, kwargs)
+                        if replayable is not None:
+                            recorder.replay.setdefault(json.dumps([replayable.op, replayable.args]), replayable)
                 if recorder.standin and any(recorder.label(t) == TARGET for t in inputs):
                     recorder.mark(result)
             return result

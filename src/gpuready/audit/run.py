@@ -47,7 +47,7 @@ def run_audit(workload: UserWorkload, device: str, *, steps: int = 1, mode: str 
     total = sum(1 for _ in model.parameters())
     return Trace(target="standin" if standin else target, records=tuple(recorder.records),
                  parameters_on_target=total - len(on_host), parameters_on_host=len(on_host),
-                 parameter_names_on_host=tuple(on_host[:20]))
+                 parameter_names_on_host=tuple(on_host[:20]), replay=tuple(recorder.replay.values()))
 
 
 def _place(value: Any, target: str) -> Any:

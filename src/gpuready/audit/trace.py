@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from gpuready.audit.replay import ReplayOp
 from gpuready.model import Finding, Severity
 
 TARGET, HOST = "target", "cpu"
@@ -45,6 +46,8 @@ class Trace:
     parameters_on_host: int = 0
     parameter_names_on_host: tuple[str, ...] = ()
     notes: dict[str, str] = field(default_factory=dict)
+    replay: tuple[ReplayOp, ...] = ()
+    """Distinct ops with their arguments described, for the op-coverage replay."""
 
 
 @dataclass

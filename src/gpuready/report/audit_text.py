@@ -22,6 +22,12 @@ def render_audit(model: str, outcome: AuditOutcome) -> RenderableType:
         compute = sum(r.kind == "compute" for r in trace.records)
         parts.append(Text(f"{model}: {compute} compute ops recorded on {where}; {trace.parameters_on_target} "
                           f"parameter tensors on the device, {trace.parameters_on_host} on the CPU", style="dim"))
+    if outcome.coverage:
+        counts: dict[str, int] = {}
+        for entry in outcome.coverage:
+            counts[str(entry.get("status"))] = counts.get(str(entry.get("status")), 0) + 1
+        parts.append(Text("op coverage: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+                          + " (each distinct op replayed against float64 on the CPU)", style="dim"))
     parts.append(Text(""))
     for finding in outcome.findings:
         if finding.location:
