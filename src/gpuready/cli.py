@@ -285,13 +285,37 @@ def scan(path: Path, as_json: bool, output: Path | None, sarif: Path | None, fai
               help="auto (the GPU, or the CPU standing in for one), cuda, cuda:N, or standin.")
 @click.option("--timeout", "timeout_s", type=float, default=600.0, show_default=True)
 @click.option("--no-coverage", is_flag=True, help="Skip replaying the step's ops against the float64 reference.")
+@click.option("--framework", type=click.Choice(["torch", "jax"]), default="torch", show_default=True,
+              help="jax: where a jitted step runs, and a silent CPU fallback.")
 @click.option("--json", "as_json", is_flag=True, help="Print the Run (findings with file:line) as JSON.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the result to FILE.")
-def audit(model: str, mode: str, steps: int, device: str, timeout_s: float, no_coverage: bool, as_json: bool,
-          output: Path | None) -> None:
+def audit(model: str, mode: str, steps: int, device: str, timeout_s: float, no_coverage: bool, framework: str,
+          as_json: bool, output: Path | None) -> None:
     """Prove placement: ops on the CPU, mixed devices, host syncs and copies, float64 — at file:line."""
     from gpuready.audit.api import audit as run
     from gpuready.model import Run, RunKind
+
+    if framework == "jax":
+        from gpuready.audit.jax_audit import audit_jax
+        from gpuready.probe import collect_fingerprint
+        from gpuready.report.json_report import render_json
+
+        fingerprint = collect_fingerprint(frameworks=False)
+        jax_findings, jax_result = audit_jax(fingerprint)
+        jax_run = Run(kind=RunKind.AUDIT, tool_version=__version__, fingerprint=fingerprint,
+                      findings=tuple(jax_findings), results=(jax_result,), tags=("framework:jax",))
+        if as_json:
+            _emit(render_json(jax_run), output)
+        else:
+            from rich.console import Group
+            from rich.text import Text
+
+            from gpuready.report.doctor_text import render_findings
+
+            head = Text(f"JAX step ran on: {', '.join(jax_result.details.get('platforms') or ['?'])}", style="bold")
+            _print_rich(Group(head, *render_findings(jax_findings)), output)
+        blocked = any(f.severity.value == "blocker" for f in jax_findings)
+        raise click.exceptions.Exit(int(ExitCode.FINDINGS if blocked else ExitCode.OK))
 
     outcome = run(model, device=device, mode=mode, steps=steps, timeout_s=timeout_s, coverage=not no_coverage)
     results = (outcome.result,) + ((outcome.coverage_result,) if outcome.coverage_result else ())

@@ -75,3 +75,17 @@ def test_op_coverage_runs_isolated() -> None:
     outcome = audit("mlp", device="standin")
     assert outcome.coverage_result is not None and outcome.coverage_result.status.value == "pass"
     assert {entry["status"] for entry in outcome.coverage} == {"ok"}
+
+
+def test_jax_cpu_fallback_on_a_gpu_machine_is_a_blocker() -> None:
+    pytest.importorskip("jax")
+    from gpuready.audit.jax_audit import audit_jax
+    from gpuready.model import Device, Fingerprint, Vendor
+
+    amd_host = Fingerprint(devices=(Device(index=0, vendor=Vendor.AMD),))
+    findings, result = audit_jax(amd_host)
+    assert result.details["platforms"] == ["cpu"]
+    [finding] = findings
+    assert finding.code == "audit.jax_cpu_fallback" and "JAX_PLATFORMS=rocm" in finding.remedy
+    findings, _ = audit_jax(Fingerprint())
+    assert [f.code for f in findings] == ["audit.jax_no_gpu"]

@@ -43,11 +43,40 @@ def run_audit(workload: UserWorkload, device: str, *, steps: int = 1, mode: str 
             else:
                 with torch.no_grad():
                     model(inputs)
+    notes = {} if standin else _profile_step(workload, model, optimizer, target, mode)
     on_host = [name for name, p in model.named_parameters() if recorder.label(p) == HOST]
     total = sum(1 for _ in model.parameters())
     return Trace(target="standin" if standin else target, records=tuple(recorder.records),
                  parameters_on_target=total - len(on_host), parameters_on_host=len(on_host),
-                 parameter_names_on_host=tuple(on_host[:20]), replay=tuple(recorder.replay.values()))
+                 parameter_names_on_host=tuple(on_host[:20]), replay=tuple(recorder.replay.values()), notes=notes)
+
+
+def _profile_step(workload: UserWorkload, model: Any, optimizer: Any, target: str, mode: str) -> dict[str, str]:
+    """One more step under torch.profiler: how many device kernels ran and their share of the step's time."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    inputs, target_values = workload.batch(0)
+    if not workload.placed:
+        inputs, target_values = _place(inputs, target), _place(target_values, target)
+    try:
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as profiler:
+            if mode == "train":
+                workload.loss(model(inputs), target_values).backward()
+                optimizer.step()
+                optimizer.zero_grad(set_to_none=True)
+            else:
+                with torch.no_grad():
+                    model(inputs)
+            torch.cuda.synchronize()
+    except Exception as error:  # noqa: BLE001 - a profiler that cannot run is a note, not a failed audit
+        return {"profiler": f"not available: {str(error).splitlines()[0][:160]}"}
+    events = profiler.events()
+    device_events = [e for e in events if getattr(e, "device_type", None) == torch.autograd.DeviceType.CUDA]
+    device_us = sum(getattr(e, "device_time", 0) or 0 for e in device_events)
+    host_us = sum(e.self_cpu_time_total for e in events)
+    return {"device_kernels": str(len(device_events)), "device_time_us": f"{device_us:.0f}",
+            "device_time_share": f"{device_us / (device_us + host_us):.3f}" if device_us + host_us else "0"}
 
 
 def _place(value: Any, target: str) -> Any:

@@ -88,6 +88,12 @@ def analyse_trace(trace: Trace) -> list[Finding]:
                                 evidence={"names": names},
                                 remedy="register them as nn.Parameter or buffers (register_buffer) so model.to() "
                                        "moves them, or create them on the model's device"))
+    if trace.notes.get("device_kernels") == "0":
+        findings.append(Finding("audit.no_device_kernels", Severity.BLOCKER,
+                                "torch.profiler saw no device kernel in the step: nothing ran on the GPU",
+                                evidence=dict(trace.notes),
+                                remedy="check that the model and batch are on the device and that the build is a "
+                                       "GPU build"))
     if compute and not on_target:
         findings.append(Finding("audit.no_device_work", Severity.BLOCKER,
                                 f"the step ran {len(compute)} ops and none of them on the target device",

@@ -59,3 +59,12 @@ def test_model_not_on_device_and_no_device_work() -> None:
 def test_traces_round_trip_as_json() -> None:
     data = json.loads(json.dumps(to_dict(RECORDED)))
     assert from_dict(Trace, data) == RECORDED
+
+
+def test_a_profiled_step_without_device_kernels_is_blocked() -> None:
+    profiled = Trace(target="cuda", parameters_on_target=2, notes={"device_kernels": "0", "device_time_share": "0"},
+                     records=(op("aten.addmm.default", "compute", (TARGET,), "m.py:1"),))
+    assert [f.code for f in analyse_trace(profiled)] == ["audit.no_device_kernels"]
+    busy = Trace(target="cuda", parameters_on_target=2, notes={"device_kernels": "42", "device_time_share": "0.9"},
+                 records=profiled.records)
+    assert analyse_trace(busy) == []
