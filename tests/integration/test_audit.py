@@ -89,3 +89,17 @@ def test_jax_cpu_fallback_on_a_gpu_machine_is_a_blocker() -> None:
     assert finding.code == "audit.jax_cpu_fallback" and "JAX_PLATFORMS=rocm" in finding.remedy
     findings, _ = audit_jax(Fingerprint())
     assert [f.code for f in findings] == ["audit.jax_no_gpu"]
+
+
+def test_a_replay_that_dies_names_the_op_it_died_in() -> None:
+    from gpuready.audit.api import replay_ops
+    from gpuready.audit.replay import ReplayOp
+    from gpuready.audit.trace import Trace
+
+    ops = (ReplayOp("aten.relu.default", [[{"tensor": [4], "dtype": "float32"}], {}]),
+           ReplayOp("aten.no_such_op.default", [[{"tensor": [4], "dtype": "float32"}], {}]),
+           ReplayOp("aten.gelu.default", [[{"tensor": [4], "dtype": "float32"}], {}]))
+    _, result, findings = replay_ops(Trace(target="standin", records=(), replay=ops), "standin", 60, inline=False)
+    assert result.status.value == "error"
+    [finding] = findings
+    assert finding.code == "audit.op_crash" and finding.evidence["op"] == "aten.no_such_op.default"
