@@ -10,7 +10,6 @@ tensor, exactly as it would on a real GPU. ``.cpu()`` of a marked tensor returns
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import sysconfig
@@ -99,6 +98,8 @@ class PlacementRecorder:
             bytes=sum(t.numel() * t.element_size() for t in tensors) if kind in ("host_copy", "numpy") else 0))
 
 
+_WATCHED = {"to", "cuda", "cpu", "numpy", "tolist", "item", "__bool__"}
+"""Function-level calls the placement mode looks at; everything else passes straight through."""
 _NAMES: dict[Any, tuple[str, str]] = {}
 
 
@@ -132,14 +133,18 @@ def modes(recorder: PlacementRecorder) -> tuple[Any, Any]:
 
     class Placement(TorchFunctionMode):  # type: ignore[misc]
         def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-            kwargs = dict(kwargs or {})
             name = getattr(func, "__name__", "")
+            if name == "__get__":
+                if (recorder.standin and args and isinstance(args[0], torch.Tensor)
+                        and getattr(getattr(func, "__self__", None), "__name__", "") == "device"
+                        and recorder.label(args[0]) == TARGET):
+                    # A stand-in tensor says it is on the target, so `device=x.device` follows x as on a real GPU.
+                    return torch.device(recorder.target_type, 0)
+                return func(*args, **(kwargs or {}))
+            if name not in _WATCHED and not (kwargs and recorder.standin and "device" in kwargs):
+                return func(*args, **(kwargs or {}))
+            kwargs = dict(kwargs or {})
             first = args[0] if args and isinstance(args[0], torch.Tensor) else None
-            if (recorder.standin and name == "__get__" and first is not None
-                    and getattr(getattr(func, "__self__", None), "__name__", "") == "device"
-                    and recorder.label(first) == TARGET):
-                # A stand-in tensor says it is on the target, so `device=x.device` follows x as on a real GPU.
-                return torch.device(recorder.target_type, 0)
             if name in ("to", "cuda", "cpu") and first is not None:
                 return self._move(func, name, first, args, kwargs)
             if name in ("numpy", "tolist", "item", "__bool__") and first is not None and recorder.label(
@@ -196,9 +201,11 @@ def modes(recorder: PlacementRecorder) -> tuple[Any, Any]:
                 else:
                     recorder.add(op, "view" if base in BOOKKEEPING else "compute", inputs, _tensors(result)[:1])
                     if base not in BOOKKEEPING:
-                        replayable = capture(op, args, kwargs)
-                        if replayable is not None:
-                            recorder.replay.setdefault(json.dumps([replayable.op, replayable.args]), replayable)
+                        key = f"{op}|{[(tuple(t.shape), t.dtype) for t in inputs]}"
+                        if key not in recorder.replay:
+                            replayable = capture(op, args, kwargs)
+                            if replayable is not None:
+                                recorder.replay[key] = replayable
                 if recorder.standin and any(recorder.label(t) == TARGET for t in inputs):
                     recorder.mark(result)
             return result
