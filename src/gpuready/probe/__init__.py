@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from gpuready.model import Fact, Fingerprint, ProbeNote, Stack
+from gpuready.model import Fact, Fingerprint, Framework, ProbeNote, Stack
 from gpuready.probe.access import collect_access
 from gpuready.probe.amd import collect_amd
 from gpuready.probe.devices import merge_devices
@@ -13,6 +13,7 @@ from gpuready.probe.environment import relevant_environment
 from gpuready.probe.frameworks import (
     FRAMEWORK_TIMEOUT_S,
     child_argv,
+    cpu_only_torch,
     framework_from_child,
     relevant_packages,
     triton_framework,
@@ -40,9 +41,13 @@ def collect_fingerprint(
     installed = {p.name for p in packages}
     with ThreadPoolExecutor(max_workers=4) as pool:
         children: dict[str, Future[CommandResult]] = {}
+        static: dict[str, Framework] = {}
         if frameworks:
+            cpu_torch = cpu_only_torch(system) if "torch" in installed else None
+            if cpu_torch is not None:
+                static["torch"] = cpu_torch
             for name in FRAMEWORKS:
-                if name in installed:
+                if name in installed and name not in static:
                     children[name] = pool.submit(system.run, child_argv(system, name), framework_timeout_s)
         for library in installed_libraries(packages):
             children[library] = pool.submit(system.run, child_argv(system, library), framework_timeout_s)
@@ -54,7 +59,7 @@ def collect_fingerprint(
     notes: list[ProbeNote] = [*amd.notes, *nvidia.notes]
     found = []
     for name in FRAMEWORKS:
-        framework = framework_from_child(name, packages, results.get(name))
+        framework = static.get(name) or framework_from_child(name, packages, results.get(name))
         found.append(framework)
         if not frameworks and name in installed:
             notes.append(ProbeNote(name, Fact.absent("child process", "framework probes skipped")))

@@ -175,6 +175,53 @@ def _framework_from_facts(
     )
 
 
+def parse_torch_version_file(text: str) -> dict[str, str | None]:
+    """``torch/version.py`` (plain assignments, written at build time): __version__, cuda, hip."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        raise ParseError(f"torch/version.py does not parse: {error.msg}") from error
+    values: dict[str, str | None] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value
+            if isinstance(value, ast.Constant) and (value.value is None or isinstance(value.value, str)):
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        values[target.id] = value.value
+    if "__version__" not in values:
+        raise ParseError("no __version__ in torch/version.py")
+    return values
+
+
+def cpu_only_torch(system: System) -> Framework | None:
+    """torch's own version file says CPU-only build (no CUDA, HIP, ROCm or XPU): its facts are known without
+    importing it.
+
+    A CPU build cannot see a GPU, so there is nothing a child process would add; this keeps ``gpuready env`` fast.
+    """
+    folder = system.package_dir("torch")
+    if folder is None:
+        return None
+    try:
+        text = system.read_text(f"{folder}/version.py")
+        facts = parse_torch_version_file(text) if text is not None else None
+    except (OSError, ParseError):
+        return None
+    if facts is None or any(facts.get(k) for k in ("cuda", "hip", "rocm", "xpu")):
+        return None
+    source = "torch/version.py (a CPU-only build: not imported)"
+    not_built: Fact[Any] = Fact.unsupported(source, "CPU-only build")
+    return Framework(name="torch", version=Fact.of(str(facts["__version__"]), source),
+                     variant=Fact.of(BuildVariant.CPU, source), backend_version=not_built,
+                     accelerator_available=Fact.of(False, source), device_count=Fact.of(0, source),
+                     device_names=Fact.of((), source), device_archs=Fact.of((), source), arch_list=not_built,
+                     default_backend=Fact.unsupported(source, "torch does not report this"))
+
+
 def triton_framework(packages: tuple[Package, ...]) -> Framework | None:
     """Triton as installed (never imported: importing it can initialise a GPU)."""
     found = _metadata_version(packages, "pytorch-triton-rocm", "triton", "pytorch-triton", "triton-rocm")

@@ -96,6 +96,9 @@ class System(Protocol):
     def python_executable(self) -> str:
         """The interpreter framework probes run in (the one gpuready runs in)."""
 
+    def package_dir(self, name: str) -> str | None:
+        """Where an installed top-level package lives, found without importing it."""
+
 
 class LocalSystem:
     """The machine gpuready runs on."""
@@ -195,6 +198,16 @@ class LocalSystem:
     def python_executable(self) -> str:
         return sys.executable
 
+    def package_dir(self, name: str) -> str | None:
+        import importlib.util
+
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            return None
+        locations = list(spec.submodule_search_locations or []) if spec else []
+        return locations[0] if locations else None
+
 
 @dataclass(frozen=True)
 class ReplaySystem:
@@ -209,6 +222,7 @@ class ReplaySystem:
     user_groups: tuple[str, tuple[str, ...]] = ("user", ("user",))
     packages: tuple[tuple[str, str], ...] = ()
     executable: str = "/usr/bin/python3"
+    package_dirs: Mapping[str, str] = field(default_factory=dict)
 
     def run(self, argv: Sequence[str], timeout_s: float = DEFAULT_TIMEOUT_S) -> CommandResult:
         args = tuple(argv)
@@ -258,3 +272,6 @@ class ReplaySystem:
 
     def python_executable(self) -> str:
         return self.executable
+
+    def package_dir(self, name: str) -> str | None:
+        return self.package_dirs.get(name)

@@ -243,3 +243,27 @@ def test_amdgpu_dkms_module_version() -> None:
     assert collect_fingerprint(system, frameworks=False).stack.amdgpu_driver_version.value == "6.12.12"
     in_tree = collect_fingerprint(ReplaySystem(), frameworks=False).stack.amdgpu_driver_version
     assert in_tree.status is FactStatus.ABSENT and "in-tree" in in_tree.detail
+
+
+def test_a_cpu_only_torch_is_read_from_its_version_file_without_a_child() -> None:
+    # Synthetic version.py in the shape torch writes at build time.
+    cpu = "from typing import Optional\n__version__ = '2.13.0+cpu'\ndebug = False\ncuda: Optional[str] = None\n" \
+          "hip: Optional[str] = None\n"
+    system = ReplaySystem(packages=(("torch", "2.13.0+cpu"),), package_dirs={"torch": "/site/torch"},
+                          files={"/site/torch/version.py": cpu})
+    torch = collect_fingerprint(system).framework("torch")
+    assert torch is not None
+    assert (torch.version.value, torch.variant.value, torch.accelerator_available.value) == (
+        "2.13.0+cpu", BuildVariant.CPU, False)
+    assert "not imported" in torch.version.source
+    rocm = cpu.replace("hip: Optional[str] = None", "hip: Optional[str] = '6.2.41133-dd7f95766'")
+    system = ReplaySystem(packages=(("torch", "2.5.1+rocm6.2"),), package_dirs={"torch": "/site/torch"},
+                          files={"/site/torch/version.py": rocm})
+    torch = collect_fingerprint(system).framework("torch")
+    assert torch is not None and torch.accelerator_available.status is FactStatus.ERROR, \
+        "a GPU build is asked in a child process (here none answers)"
+    xpu = cpu + "xpu: Optional[str] = '20250101'\n"
+    system = ReplaySystem(packages=(("torch", "2.13.0+xpu"),), package_dirs={"torch": "/site/torch"},
+                          files={"/site/torch/version.py": xpu})
+    torch = collect_fingerprint(system).framework("torch")
+    assert torch is not None and torch.variant.status is not FactStatus.OK or torch.variant.value is not BuildVariant.CPU
