@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import sysconfig
 from typing import Any
 
@@ -85,7 +86,8 @@ class PlacementRecorder:
         text = str(device)
         return text.split(":")[0] == self.target_type
 
-    def add(self, op: str, kind: str, tensors: list[Any], outputs: list[Any] | None = None) -> None:
+    def add(self, op: str, kind: str, tensors: list[Any], outputs: list[Any] | None = None,
+            seconds: float = 0.0) -> None:
         """Record an op; devices come from its inputs (0-dim host scalars left out), dtypes also from outputs."""
         devices = tuple(sorted({self.label(t) for t in tensors if t.dim() > 0 or self.label(t) == TARGET}))
         dtypes = tuple(sorted({str(t.dtype).removeprefix("torch.") for t in [*tensors, *(outputs or [])]}))
@@ -94,7 +96,7 @@ class PlacementRecorder:
             op=op, kind=kind, devices=devices, dtypes=dtypes,
             # Where an op came from is looked up only for ops that can be a finding: it is the costly part.
             shapes=() if routine else tuple(tuple(t.shape) for t in tensors[:4]),
-            location="" if routine else user_location(),
+            location="" if routine else user_location(), seconds=seconds,
             bytes=sum(t.numel() * t.element_size() for t in tensors) if kind in ("host_copy", "numpy") else 0))
 
 
@@ -190,7 +192,9 @@ def modes(recorder: PlacementRecorder) -> tuple[Any, Any]:
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             kwargs = kwargs or {}
             inputs = _tensors(list(args)) + _tensors(kwargs)
+            start = time.perf_counter()
             result = func(*args, **kwargs)
+            seconds = time.perf_counter() - start
             op, base = _names(func)
             if inputs:
                 if base in _SYNC_OPS and any(recorder.label(t) == TARGET for t in inputs):
@@ -199,7 +203,8 @@ def modes(recorder: PlacementRecorder) -> tuple[Any, Any]:
                         recorder.label(t) == TARGET for t in inputs):
                     recorder.add(op, "host_sync", inputs)
                 else:
-                    recorder.add(op, "view" if base in BOOKKEEPING else "compute", inputs, _tensors(result)[:1])
+                    recorder.add(op, "view" if base in BOOKKEEPING else "compute", inputs, _tensors(result)[:1],
+                                 seconds)
                     if base not in BOOKKEEPING:
                         key = f"{op}|{[(tuple(t.shape), t.dtype) for t in inputs]}"
                         if key not in recorder.replay:

@@ -33,6 +33,8 @@ class OpRecord:
     location: str = ""
     """``file.py:LINE`` of the first frame outside torch and gpuready."""
     bytes: int = 0
+    seconds: float = 0.0
+    """Host time spent in the op (on a GPU: launch time, as the step's host sees it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,7 @@ class Trace:
 class _Group:
     count: int = 0
     bytes: int = 0
+    seconds: float = 0.0
     ops: set[str] = field(default_factory=set)
 
 
@@ -63,6 +66,7 @@ def _grouped(records: list[OpRecord]) -> list[tuple[str, _Group]]:
         group = groups[record.location or "<unknown>"]
         group.count += 1
         group.bytes += record.bytes
+        group.seconds += record.seconds
         group.ops.add(record.op)
     return sorted(groups.items(), key=lambda item: (-item[1].count, item[0]))
 
@@ -125,6 +129,8 @@ def analyse_trace(trace: Trace) -> list[Finding]:
             evidence = {"count": str(group.count), "ops": _summary(group.ops)}
             if group.bytes:
                 evidence["bytes"] = str(group.bytes)
+            if group.seconds:
+                evidence["seconds"] = f"{group.seconds:.6f}"
             findings.append(Finding(code, severity, f"{text} — {group.count}x", evidence=evidence, remedy=remedy,
                                     location=location))
     order = {Severity.BLOCKER: 0, Severity.WARN: 1, Severity.INFO: 2}
