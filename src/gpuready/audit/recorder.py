@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 import sysconfig
+import time
 from typing import Any
 
 from gpuready.audit.replay import capture
