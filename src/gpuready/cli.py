@@ -332,6 +332,73 @@ def audit(model: str, mode: str, steps: int, device: str, timeout_s: float, no_c
     raise click.exceptions.Exit(int(ExitCode.FINDINGS if outcome.blocked else ExitCode.OK))
 
 
+@cli.command()
+@click.argument("workload", default="transformer")
+@click.option("--mode", type=click.Choice(["train", "infer"]), default="train", show_default=True)
+@click.option("--precision", type=click.Choice(["fp32", "tf32", "bf16", "fp16", "amp"]), default="fp32",
+              show_default=True)
+@click.option("--batch-size", "batch_sizes", help="A batch size or a comma-separated sweep, e.g. 8,16,32.")
+@click.option("--size", type=click.Choice(["tiny", "small", "medium", "large"]), default="tiny", show_default=True,
+              help="Built-in transformer preset (large is about 1B parameters).")
+@click.option("--steps", type=int, default=20, show_default=True)
+@click.option("--warmup", type=int, default=5, show_default=True)
+@click.option("--compile", "compile_model", is_flag=True, help="torch.compile the model.")
+@click.option("--dataloader-workers", type=int, default=0, show_default=True)
+@click.option("--find-max-batch", is_flag=True, help="Also find the largest batch that fits (doubling, bisection).")
+@click.option("--micro", default="", help="Micro-benchmarks: comma-separated gemm,copy,allreduce.")
+@click.option("--target", "targets", multiple=True, help="e.g. 'tokens_per_s>=5000', 'p90_step_ms<=120'.")
+@click.option("--device", default="auto", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the Run (measurements with samples) as JSON.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the Run (JSON) to FILE.")
+def bench(workload: str, mode: str, precision: str, batch_sizes: str | None, size: str, steps: int, warmup: int,
+          compile_model: bool, dataloader_workers: int, find_max_batch: bool, micro: str, targets: tuple[str, ...],
+          device: str, as_json: bool, output: Path | None) -> None:
+    """Benchmark WORKLOAD (mlp, cnn, transformer, or module:factory) and the device's ceilings."""
+    from gpuready.bench.api import benchmark
+    from gpuready.bench.micro import MICRO
+    from gpuready.bench.targets import parse_target
+
+    parsed = [parse_target(t) for t in targets]
+    chosen = tuple(m.strip() for m in micro.split(",") if m.strip())
+    unknown = [m for m in chosen if m not in MICRO]
+    if unknown:
+        raise click.UsageError(f"--micro {', '.join(unknown)}: choose from {', '.join(MICRO)}")
+    sizes: list[int] = []
+    for part in (batch_sizes or "").split(","):
+        if part.strip():
+            if not part.strip().isdigit() or int(part) < 1:
+                raise click.UsageError(f"--batch-size {batch_sizes!r}: expected positive integers, e.g. 8,16,32")
+            sizes.append(int(part))
+    options = {"workload": workload, "mode": mode, "precision": precision, "batch_sizes": sizes or None,
+               "size": size, "steps": steps, "warmup": warmup, "compile": compile_model,
+               "dataloader_workers": dataloader_workers}
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("benchmarking", total=1 + len(chosen) + int(find_max_batch))
+
+        def progress(event: str, spec: object, result: object) -> None:
+            if event == "start":
+                bar.update(task, description=f"{getattr(spec, 'id', '')}")
+            else:
+                bar.advance(task)
+
+        outcome = benchmark(options, micro=chosen, find_max=find_max_batch, targets=parsed, device=device,
+                            progress=progress)
+    from gpuready.report.json_report import render_json
+
+    if output is not None:
+        write_output(output, render_json(outcome.run))
+    if as_json:
+        click.echo(render_json(outcome.run), nl=False)
+    else:
+        from gpuready.report.bench_text import render_bench
+
+        _print_rich(render_bench(outcome.run, outcome.targets), None)
+    raise click.exceptions.Exit(int(ExitCode.FINDINGS if outcome.failed else ExitCode.OK))
+
+
 @cli.group()
 def data() -> None:
     """The compatibility data gpuready judges with."""

@@ -1,0 +1,199 @@
+"""Time the user's (or a built-in) training or inference step: warm-up, device-accurate per-step times, FLOPs
+counted by torch, peak memory, data-loading share."""
+
+from __future__ import annotations
+
+import contextlib
+import resource
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuready.audit.workload import BUILTINS, UserWorkload, load_workload
+
+PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "amp")
+
+
+@dataclass(frozen=True)
+class StepSettings:
+    """What is being timed."""
+
+    workload: str = "transformer"
+    mode: str = "train"
+    precision: str = "fp32"
+    batch_size: int | None = None
+    steps: int = 20
+    warmup: int = 5
+    compile: bool = False
+    dataloader_workers: int = 0
+    size: str = "tiny"
+    """Built-in transformer preset: tiny, small, medium, large (~1B parameters)."""
+
+
+TRANSFORMER_PRESETS = {
+    "tiny": {"width": 64, "heads": 4, "layers": 2, "sequence": 32},
+    "small": {"width": 256, "heads": 8, "layers": 4, "sequence": 256},
+    "medium": {"width": 768, "heads": 12, "layers": 12, "sequence": 512},
+    "large": {"width": 2048, "heads": 16, "layers": 20, "sequence": 1024},
+}
+
+
+@dataclass
+class StepReport:
+    """Per-step samples and what was counted."""
+
+    step_seconds: list[float]
+    data_seconds: list[float]
+    items_per_step: int
+    tokens_per_step: int
+    flops_per_step: float
+    peak_memory_bytes: int
+    memory_kind: str
+    device: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def build(settings: StepSettings) -> UserWorkload:
+    """The workload at the requested batch size (built-ins and factories that take ``batch_size``)."""
+    if settings.workload in BUILTINS:
+        from gpuready.checks.torch.models import build_cnn, build_mlp, build_transformer
+
+        batch = {"batch": settings.batch_size} if settings.batch_size else {}
+        if settings.workload == "transformer":
+            built = build_transformer(**TRANSFORMER_PRESETS[settings.size], **batch)
+        else:
+            built = (build_mlp if settings.workload == "mlp" else build_cnn)(**batch)
+        return UserWorkload(settings.workload, built.make_model(), built.batch, built.loss)
+    workload = load_workload(settings.workload)
+    return workload
+
+
+def _autocast(torch: Any, device: Any, precision: str) -> Any:
+    if precision in ("bf16", "fp16", "amp"):
+        dtype = torch.bfloat16 if precision == "bf16" or (precision == "amp" and device.type == "cpu") else (
+            torch.float16)
+        return torch.autocast(device_type=device.type, dtype=dtype)
+    return contextlib.nullcontext()
+
+
+class DeviceTimer:
+    """Times a region: CUDA/HIP events on a GPU (device time), perf_counter on the CPU."""
+
+    def __init__(self, torch: Any, device: Any) -> None:
+        self.torch, self.device = torch, device
+        self.pairs: list[tuple[Any, Any]] = []
+        self.host: list[float] = []
+
+    @contextlib.contextmanager
+    def region(self) -> Iterator[None]:
+        if self.device.type == "cuda":
+            start, end = (self.torch.cuda.Event(enable_timing=True) for _ in range(2))
+            start.record()
+            yield
+            end.record()
+            self.pairs.append((start, end))
+        else:
+            begin = time.perf_counter()
+            yield
+            self.host.append(time.perf_counter() - begin)
+
+    def seconds(self) -> list[float]:
+        if self.device.type == "cuda":
+            self.torch.cuda.synchronize(self.device)
+            return [start.elapsed_time(end) / 1e3 for start, end in self.pairs]
+        return list(self.host)
+
+
+def _batches(workload: UserWorkload, workers: int, count: int) -> Iterator[tuple[Any, Any]]:
+    if workers <= 0:
+        for step in range(count):
+            yield workload.batch(step)
+        return
+    import torch
+
+    class Synthetic(torch.utils.data.Dataset):  # type: ignore[misc]
+        def __len__(self) -> int:
+            return count
+
+        def __getitem__(self, index: int) -> Any:
+            return workload.batch(index)
+
+    loader = torch.utils.data.DataLoader(Synthetic(), batch_size=None, num_workers=workers, persistent_workers=False)
+    yield from loader
+
+
+def count_flops(torch: Any, step: Callable[[], None]) -> float:
+    """FLOPs of one step, counted by torch.utils.flop_counter (no hand-written formulas)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    counter = FlopCounterMode(display=False)
+    with counter:
+        step()
+    return float(counter.get_total_flops())
+
+
+def time_steps(settings: StepSettings, device_name: str = "auto") -> StepReport:
+    """Warm up, then time ``settings.steps`` steps one by one."""
+    import torch
+
+    device = torch.device("cuda" if device_name == "auto" and torch.cuda.is_available() else
+                          ("cpu" if device_name == "auto" else device_name))
+    if settings.precision == "tf32" and device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+    workload = build(settings)
+    model = workload.model.to(device)
+    if settings.compile:
+        model = torch.compile(model)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4) if settings.mode == "train" else None
+    scaler = torch.amp.GradScaler(device.type) if settings.precision in ("fp16", "amp") and device.type == "cuda" \
+        else None
+    model.train(settings.mode == "train")
+    probe_inputs, probe_target = workload.batch(0)
+    items = int(probe_inputs.shape[0]) if hasattr(probe_inputs, "shape") else 1
+    tokens = int(probe_inputs.numel()) if settings.workload == "transformer" or (
+        hasattr(probe_inputs, "dtype") and not probe_inputs.is_floating_point()) else 0
+
+    def step(inputs: Any, target: Any) -> None:
+        inputs, target = inputs.to(device, non_blocking=True), target.to(device, non_blocking=True)
+        if optimizer is None:
+            with torch.no_grad(), _autocast(torch, device, settings.precision):
+                model(inputs)
+            return
+        with _autocast(torch, device, settings.precision):
+            loss = workload.loss(model(inputs).float(), target)
+        optimizer.zero_grad(set_to_none=True)
+        if scaler is not None:
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            loss.backward()
+            optimizer.step()
+
+    for warm in range(settings.warmup):
+        step(*workload.batch(warm))
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        torch.cuda.reset_peak_memory_stats(device)
+    flops = count_flops(torch, lambda: step(probe_inputs, probe_target))
+    timer = DeviceTimer(torch, device)
+    data_seconds = []
+    iterator = _batches(workload, settings.dataloader_workers, settings.steps)
+    for _ in range(settings.steps):
+        wait = time.perf_counter()
+        batch = next(iterator)
+        data_seconds.append(time.perf_counter() - wait)
+        with timer.region():
+            step(*batch)
+    seconds = timer.seconds()
+    if device.type == "cuda":
+        peak, kind = int(torch.cuda.max_memory_allocated(device)), "device max_memory_allocated"
+        name = torch.cuda.get_device_name(device)
+    else:
+        peak, kind = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "process peak RSS"
+        name = "cpu"
+    return StepReport(step_seconds=seconds, data_seconds=data_seconds, items_per_step=items, tokens_per_step=tokens,
+                      flops_per_step=flops, peak_memory_bytes=peak, memory_kind=kind, device=name,
+                      extra={"torch": str(torch.__version__), "compiled": settings.compile})

@@ -1,0 +1,41 @@
+"""Terminal rendering of a benchmark Run: one table of measurements (median, p10-p90, spread) and the targets."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from gpuready.bench.targets import TargetResult
+from gpuready.model import Run
+
+
+def _value(median: float, unit: str) -> str:
+    if unit == "bytes":
+        return f"{median / 2**30:.2f} GiB"
+    if unit == "s":
+        return f"{median * 1e3:.2f} ms"
+    if unit == "fraction":
+        return f"{median:.1%}"
+    return f"{median:,.4g} {unit}"
+
+
+def render_bench(run: Run, targets: tuple[TargetResult, ...]) -> RenderableType:
+    """Measurements grouped by workload settings, then the targets."""
+    table = Table(title="Measurements (median; p10-p90; spread = (p90-p10)/median)", title_justify="left")
+    for column in ("metric", "batch", "median", "p10 - p90", "spread", "n"):
+        table.add_column(column, overflow="fold")
+    for m in run.measurements:
+        s = m.summary
+        table.add_row(m.metric, str(m.settings.get("batch_size", "")), _value(s.median, m.unit),
+                      f"{_value(s.p10, m.unit)} - {_value(s.p90, m.unit)}" if s.count > 1 else "",
+                      f"{s.spread:.1%}" if s.count > 1 else "", str(s.count))
+    parts: list[RenderableType] = [table]
+    for result in run.results:
+        if result.status.value != "pass":
+            parts.append(Text(f"{result.check_id}: {result.status.value} {result.details.get('reason', '')}",
+                              style="bold red"))
+    for target in targets:
+        parts.append(Text(f"{'MET   ' if target.met else 'MISSED'} {target.target}: {target.detail}",
+                          style="green" if target.met else "bold red"))
+    return Group(*parts)
