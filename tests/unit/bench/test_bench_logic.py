@@ -1,0 +1,67 @@
+"""Benchmark statistics, throughput, the max-batch search on a fake allocator, and targets (no torch needed)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gpuready.bench.search import find_max_batch
+from gpuready.bench.stats import measurement, percentile, rate, summarize
+from gpuready.bench.targets import judge_targets, parse_target
+from gpuready.errors import UsageError
+
+
+def test_summary_of_known_samples() -> None:
+    summary = summarize([0.10, 0.12, 0.11, 0.50, 0.09])
+    assert summary.median == 0.11
+    assert summary.count == 5
+    assert summary.p10 == pytest.approx(0.094)  # 0.09 + 0.4 * (0.10 - 0.09)
+    assert summary.p90 == pytest.approx(0.348)  # 0.12 + 0.6 * (0.50 - 0.12)
+    assert summary.spread == pytest.approx((0.348 - 0.094) / 0.11)
+
+
+def test_throughput_from_known_step_times() -> None:
+    samples_per_s = measurement("samples_per_s", "samples/s", rate(8, [0.1, 0.2, 0.1]))
+    assert samples_per_s.summary.median == pytest.approx(80.0)
+    assert sorted(samples_per_s.samples) == pytest.approx([40.0, 80.0, 80.0])
+
+
+@given(st.lists(st.floats(min_value=1e-6, max_value=1e3), min_size=1, max_size=50))
+def test_percentiles_are_ordered(samples: list[float]) -> None:
+    summary = summarize(samples)
+    assert min(samples) <= summary.p10 <= summary.median <= summary.p90 <= max(samples)
+    assert percentile(sorted(samples), 0.0) == min(samples)
+
+
+@pytest.mark.parametrize(("capacity", "per_sample", "expected"), [
+    (1000, 7, 142), (1000, 1, 1000), (5, 10, 0), (1 << 20, 3, 349525), (64, 1, 64)])
+def test_max_batch_on_a_fake_allocator(capacity: int, per_sample: int, expected: int) -> None:
+    tried: list[int] = []
+
+    def fits(batch: int) -> bool:  # a fake device: a step needs batch * per_sample units of memory
+        tried.append(batch)
+        return batch * per_sample <= capacity
+
+    limit = 1 << 20
+    assert find_max_batch(fits, limit=limit) == min(expected, limit)
+    assert len(tried) <= 2 * 21 + 2, "doubling then bisection: logarithmic in the answer"
+
+
+def test_max_batch_stops_at_the_limit() -> None:
+    assert find_max_batch(lambda batch: True, limit=100) == 100
+    assert find_max_batch(lambda batch: batch <= 70, limit=100) == 70
+
+
+def test_targets() -> None:
+    step = measurement("step_time", "s", [0.100, 0.110, 0.120, 0.130, 0.200])
+    tokens = measurement("tokens_per_s", "tokens/s", [5000, 5100, 4900])
+    judged = judge_targets([parse_target("p90_step_ms<=150"), parse_target("tokens_per_s>=5000"),
+                            parse_target("peak_mem_gb<=60")], [step, tokens])
+    assert [t.met for t in judged] == [False, True, False]
+    assert judged[0].measured == pytest.approx(172.0)  # p90 of the step times, in ms
+    assert "no peak_memory was measured" in judged[2].detail
+    with pytest.raises(UsageError, match="METRIC"):
+        parse_target("speed>=fast")
+    with pytest.raises(UsageError, match="tokens_per_s"):
+        parse_target("warp_factor>=9")
