@@ -70,9 +70,25 @@ def gemm(device_name: str = "auto", repeat: int = 5, sizes: tuple[int, ...] | No
             if best is None or sweep[str(n)] > best[0]:
                 best = (sweep[str(n)], tflops, n)
         assert best is not None
-        results.append(measurement(f"gemm_tflops_{label}", "TFLOP/s", best[1], "micro.gemm",
-                                   {"best_n": best[2], "sweep_median_tflops": sweep, "device": str(device)}))
+        settings: dict[str, object] = {"best_n": best[2], "sweep_median_tflops": sweep, "device": str(device)}
+        peak = catalogue_peak(torch, device, label)
+        if peak:
+            settings |= {"peak": peak, "fraction_of_peak": best[0] / peak}
+        results.append(measurement(f"gemm_tflops_{label}", "TFLOP/s", best[1], "micro.gemm", settings))
     return results
+
+
+def catalogue_peak(torch: Any, device: Any, key: str) -> float | None:
+    """The GPU catalogue's peak for this device: a dtype's dense TFLOP/s, or ``bandwidth`` in GB/s."""
+    if device.type != "cuda":
+        return None
+    from gpuready.compat.catalogue import find_gpu
+    from gpuready.compat.load import load_dataset
+
+    entry = find_gpu(load_dataset().gpus.gpus, torch.cuda.get_device_name(device))
+    if entry is None:
+        return None
+    return entry.memory_bandwidth_gbps if key == "bandwidth" else entry.peak_tflops.get(key)
 
 
 def copy_bandwidth(device_name: str = "auto", repeat: int = 5, megabytes: int = 256) -> list[Measurement]:
@@ -85,8 +101,12 @@ def copy_bandwidth(device_name: str = "auto", repeat: int = 5, megabytes: int = 
     target = torch.empty_like(source)
     bytes_moved = source.numel() * 4
     seconds = _timed(torch, device, lambda: target.copy_(source), repeat)
-    results = [measurement("copy_gbps", "GB/s", [2 * bytes_moved / s / 1e9 for s in seconds], "micro.copy",
-                           {"megabytes": megabytes, "device": str(device)})]
+    rates = [2 * bytes_moved / s / 1e9 for s in seconds]
+    settings: dict[str, object] = {"megabytes": megabytes, "device": str(device)}
+    peak = catalogue_peak(torch, device, "bandwidth")
+    if peak:
+        settings |= {"peak": peak, "fraction_of_peak": sorted(rates)[len(rates) // 2] / peak}
+    results = [measurement("copy_gbps", "GB/s", rates, "micro.copy", settings)]
     if device.type == "cuda":
         for label, host in (("pinned", torch.empty(count, dtype=torch.float32).pin_memory()),
                             ("pageable", torch.empty(count, dtype=torch.float32))):

@@ -155,13 +155,18 @@ def time_steps(settings: StepSettings, device_name: str = "auto") -> StepReport:
     tokens = int(probe_inputs.numel()) if settings.workload == "transformer" or (
         hasattr(probe_inputs, "dtype") and not probe_inputs.is_floating_point()) else 0
 
+    mixed = settings.precision in ("bf16", "fp16", "amp")
+
     def step(inputs: Any, target: Any) -> None:
         inputs, target = inputs.to(device, non_blocking=True), target.to(device, non_blocking=True)
         if optimizer is None:
             with torch.no_grad(), _autocast(torch, device, settings.precision):
                 model(inputs)
             return
-        with _autocast(torch, device, settings.precision):
+        if mixed:
+            with _autocast(torch, device, settings.precision):
+                loss = workload.loss(model(inputs).float(), target)
+        else:
             loss = workload.loss(model(inputs).float(), target)
         optimizer.zero_grad(set_to_none=True)
         if scaler is not None:
@@ -180,14 +185,20 @@ def time_steps(settings: StepSettings, device_name: str = "auto") -> StepReport:
     flops = count_flops(torch, lambda: step(probe_inputs, probe_target))
     timer = DeviceTimer(torch, device)
     data_seconds = []
+    host_seconds = []
     iterator = _batches(workload, settings.dataloader_workers, settings.steps)
     for _ in range(settings.steps):
         wait = time.perf_counter()
         batch = next(iterator)
         data_seconds.append(time.perf_counter() - wait)
-        with timer.region():
+        if device.type == "cuda":
+            with timer.region():
+                step(*batch)
+        else:  # the CPU is synchronous: a bare perf_counter pair is the lightest honest timer
+            begin = time.perf_counter()
             step(*batch)
-    seconds = timer.seconds()
+            host_seconds.append(time.perf_counter() - begin)
+    seconds = timer.seconds() if device.type == "cuda" else host_seconds
     if device.type == "cuda":
         peak, kind = int(torch.cuda.max_memory_allocated(device)), "device max_memory_allocated"
         name = torch.cuda.get_device_name(device)

@@ -20,16 +20,25 @@ def _value(median: float, unit: str) -> str:
     return f"{median:,.4g} {unit}"
 
 
+def _of_peak(measurement: object) -> str:
+    settings = getattr(measurement, "settings", {})
+    if "fraction_of_peak" in settings:
+        return f"{settings['fraction_of_peak']:.0%} of {settings['peak']:g}"
+    if getattr(measurement, "metric", "") == "mfu":
+        return f"of {settings.get('peak_tflops', '?')} TFLOP/s"
+    return ""
+
+
 def render_bench(run: Run, targets: tuple[TargetResult, ...]) -> RenderableType:
     """Measurements grouped by workload settings, then the targets."""
     table = Table(title="Measurements (median; p10-p90; spread = (p90-p10)/median)", title_justify="left")
-    for column in ("metric", "batch", "median", "p10 - p90", "spread", "n"):
+    for column in ("metric", "batch", "median", "p10 - p90", "spread", "n", "of peak"):
         table.add_column(column, overflow="fold")
     for m in run.measurements:
         s = m.summary
         table.add_row(m.metric, str(m.settings.get("batch_size", "")), _value(s.median, m.unit),
                       f"{_value(s.p10, m.unit)} - {_value(s.p90, m.unit)}" if s.count > 1 else "",
-                      f"{s.spread:.1%}" if s.count > 1 else "", str(s.count))
+                      f"{s.spread:.1%}" if s.count > 1 else "", str(s.count), _of_peak(m))
     parts: list[RenderableType] = [table]
     for result in run.results:
         if result.status.value != "pass":
