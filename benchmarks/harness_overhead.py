@@ -63,7 +63,8 @@ def main() -> int:
     mine, reference = statistics.median(ours), statistics.median(theirs)
     difference = statistics.median(ratios) - 1
     print(f"{args.workload} on {device}: gpuready {mine * 1e3:.3f} ms/step, hand-written loop {reference * 1e3:.3f} "
-          f"ms/step (medians over {args.rounds} rounds of {args.steps} steps); median per-round difference {difference:+.1%}")
+          f"ms/step (medians over {args.rounds} rounds of {args.steps} steps); "
+          f"median per-round difference {difference:+.1%}")
     if abs(difference) > TOLERANCE:
         print(f"TARGET MISSED: {difference:+.1%} is outside +-{TOLERANCE:.0%}", file=sys.stderr)
         return 1
