@@ -177,8 +177,8 @@ def time_steps(settings: StepSettings, device_name: str = "auto") -> StepReport:
             loss.backward()
             optimizer.step()
 
-    for warm in range(settings.warmup):
-        step(*workload.batch(warm))
+    warmup_used = warmup_until_settled(lambda index: step(*workload.batch(index)), settings.warmup,
+                                       lambda: torch.cuda.synchronize(device) if device.type == "cuda" else None)
     if device.type == "cuda":
         torch.cuda.synchronize(device)
         torch.cuda.reset_peak_memory_stats(device)
@@ -207,4 +207,24 @@ def time_steps(settings: StepSettings, device_name: str = "auto") -> StepReport:
         name = "cpu"
     return StepReport(step_seconds=seconds, data_seconds=data_seconds, items_per_step=items, tokens_per_step=tokens,
                       flops_per_step=flops, peak_memory_bytes=peak, memory_kind=kind, device=name,
-                      extra={"torch": str(torch.__version__), "compiled": settings.compile})
+                      extra={"torch": str(torch.__version__), "compiled": settings.compile,
+                             "warmup_steps": warmup_used})
+
+
+def warmup_until_settled(run: Callable[[int], None], limit: int, synchronize: Callable[[], None],
+                         window: int = 3, tolerance: float = 0.05,
+                         clock: Callable[[], float] = time.perf_counter) -> int:
+    """Run warm-up steps until the last ``window`` step times agree within ``tolerance`` of their median (caches
+    filled, kernels picked, allocator warm), or ``limit`` steps; returns how many ran (at least 2 when limit >= 2)."""
+    times: list[float] = []
+    for index in range(limit):
+        begin = clock()
+        run(index)
+        synchronize()
+        times.append(clock() - begin)
+        recent = times[-window:]
+        if index >= 1 and len(recent) == window:
+            middle = sorted(recent)[window // 2]
+            if middle and max(abs(t - middle) for t in recent) / middle <= tolerance:
+                return index + 1
+    return limit

@@ -65,3 +65,18 @@ def test_targets() -> None:
         parse_target("speed>=fast")
     with pytest.raises(UsageError, match="tokens_per_s"):
         parse_target("warp_factor>=9")
+
+
+def test_warmup_stops_once_step_times_settle() -> None:
+    from gpuready.bench.workload import warmup_until_settled
+
+    durations = [0.05, 0.02, 0.011, 0.010, 0.0102, 0.010, 0.010, 0.010]  # compile / cache effects, then steady
+    now = [0.0]
+
+    def run(index: int) -> None:  # a fake clock: each step "takes" its duration
+        now[0] += durations[index]
+
+    ran = warmup_until_settled(run, limit=len(durations), synchronize=lambda: None, clock=lambda: now[0])
+    assert ran == 5, "steps 3-5 agree within 5 %"
+    assert warmup_until_settled(run, limit=1, synchronize=lambda: None, clock=lambda: now[0]) == 1
+    assert warmup_until_settled(lambda i: None, limit=1, synchronize=lambda: None) == 1
