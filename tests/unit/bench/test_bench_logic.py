@@ -77,6 +77,6 @@ def test_warmup_stops_once_step_times_settle() -> None:
         now[0] += durations[index]
 
     ran = warmup_until_settled(run, limit=len(durations), synchronize=lambda: None, clock=lambda: now[0])
-    assert ran == 5, "steps 3-5 agree within 5 %"
+    assert ran == 6, "steps 4-6 (0.010, 0.0102, 0.010) are the first three to agree within 5 %"
     assert warmup_until_settled(run, limit=1, synchronize=lambda: None, clock=lambda: now[0]) == 1
     assert warmup_until_settled(lambda i: None, limit=1, synchronize=lambda: None) == 1
