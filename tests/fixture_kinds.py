@@ -24,6 +24,7 @@ from gpuready.probe.parse.nvidia import parse_nvidia_proc_version, parse_nvidia_
 from gpuready.probe.parse.os_release import parse_lsb_release, parse_os_release
 from gpuready.probe.parse.rocm_version import parse_amdgpu_module_version, parse_rocm_info_version
 from gpuready.probe.parse.rocminfo import parse_rocminfo
+from gpuready.probe.parse.topology import parse_topology
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OUTPUT_SUFFIXES = (".txt", ".json", ".csv")
@@ -94,6 +95,7 @@ def parser_for(fixture: Fixture) -> Callable[[str], Any]:
         "os-release": parse_os_release,
         "lsb-release": parse_lsb_release,
         "collect-env": parse_collect_env,
+        "topology": parse_topology,
     }
     return parsers[kind]
 

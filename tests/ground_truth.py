@@ -37,7 +37,7 @@ PROBLEM_CODES: dict[str, set[str]] = {
     "out_of_memory_or_resources": {"access.kfd_open_failed"},
 }
 JUDGED_KINDS = {"rocminfo", "collect-env", "amd-smi", "rocm-smi", "nvidia-smi-query", "kfd-properties",
-                "os-release", "lsb-release", "nvidia-proc-version", "rocm-version"}
+                "os-release", "lsb-release", "nvidia-proc-version", "rocm-version", "topology"}
 VERDICTS_FILE = FIXTURES / "verdicts.yaml"
 
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 REPORT_KINDS = ("run", "collect-env", "rocminfo", "amd-smi-static", "amd-smi-list", "amd-smi-version", "rocm-smi",
                 "nvidia-smi-csv", "kfd-properties", "os-release", "lsb-release", "nvidia-proc-version",
-                "rocm-version-file")
+                "rocm-version-file", "topology")
 """The values of ``probe.reports.ReportKind``, kept here so ``--help`` does not import the probe layer (tested)."""
 
 

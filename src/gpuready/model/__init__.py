@@ -10,9 +10,11 @@ from gpuready.model.fingerprint import (
     Fingerprint,
     Framework,
     Host,
+    Link,
     Package,
     ProbeNote,
     Stack,
+    Topology,
     Vendor,
 )
 from gpuready.model.results import CheckResult, CheckStatus, Finding, Measurement, Severity, Summary
@@ -32,6 +34,7 @@ __all__ = [
     "Fingerprint",
     "Framework",
     "Host",
+    "Link",
     "Measurement",
     "Package",
     "ProbeNote",
@@ -40,6 +43,7 @@ __all__ = [
     "Severity",
     "Stack",
     "Summary",
+    "Topology",
     "Vendor",
     "from_dict",
     "to_dict",

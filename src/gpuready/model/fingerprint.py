@@ -153,6 +153,35 @@ class ProbeNote:
 
 
 @dataclass(frozen=True, slots=True)
+class Link:
+    """How two devices connect."""
+
+    a: str
+    b: str
+    kind: str
+    """``nvlink``, ``xgmi``, ``pcie-switch`` (PIX/PXB), ``pcie-host-bridge`` (PHB), ``pcie-numa-node`` (NODE),
+    ``pcie-cross-socket`` (SYS), ``pcie`` (a PCIe link the tool does not qualify)."""
+    label: str = ""
+    """As the tool printed it: ``NV18``, ``XGMI``, ``SYS``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Topology:
+    """Links between the devices of a multi-GPU node, and their NUMA affinity."""
+
+    source: str
+    devices: tuple[str, ...]
+    links: tuple[Link, ...] = ()
+    numa: dict[str, str] = field(default_factory=dict)
+    """Device -> NUMA node (as the tool prints it)."""
+    cpu_affinity: dict[str, str] = field(default_factory=dict)
+
+    def kinds(self) -> set[str]:
+        """Link kinds present between GPUs."""
+        return {link.kind for link in self.links}
+
+
+@dataclass(frozen=True, slots=True)
 class Fingerprint:
     """Everything known about one machine's stack."""
 
@@ -165,6 +194,7 @@ class Fingerprint:
     environment: dict[str, str] = field(default_factory=dict)
     """Environment variables that change GPU behaviour, as set."""
     probes: tuple[ProbeNote, ...] = ()
+    topology: Topology | None = None
     origin: str = "probe"
     """``probe`` for this machine, or the kind and file it was read from (``collect_env: report.txt``)."""
 

@@ -38,6 +38,7 @@ from gpuready.probe.parse.os_release import parse_lsb_release, parse_os_name, pa
 from gpuready.probe.parse.records import GpuRecord
 from gpuready.probe.parse.rocm_version import leading_version, parse_rocm_info_version
 from gpuready.probe.parse.rocminfo import parse_rocminfo
+from gpuready.probe.parse.topology import parse_topology
 
 MAX_REPORT_BYTES = 16 * 1024 * 1024
 
@@ -58,6 +59,7 @@ class ReportKind(str, enum.Enum):
     LSB_RELEASE = "lsb-release"
     NVIDIA_PROC_VERSION = "nvidia-proc-version"
     ROCM_VERSION_FILE = "rocm-version-file"
+    TOPOLOGY = "topology"
 
 
 def read_report_text(path: Path) -> str:
@@ -98,6 +100,9 @@ def detect_kind(text: str) -> ReportKind | None:
         return ReportKind.ROCMINFO
     if re.search(r"^simd_count \d+", text, re.MULTILINE):
         return ReportKind.KFD_PROPERTIES
+    if re.search(r"Link Type between two GPUs|^LINK TYPE TABLE", text, re.MULTILINE) or (
+            re.search(r"^\s*GPU0\t", text, re.MULTILINE) and "Legend:" in text):
+        return ReportKind.TOPOLOGY
     if re.search(r"^NVRM version:", text, re.MULTILINE):
         return ReportKind.NVIDIA_PROC_VERSION
     if re.search(r"^DISTRIB_ID=", text, re.MULTILINE):
@@ -269,6 +274,9 @@ def _fingerprint_from_text(kind: ReportKind, text: str, origin: str, source: str
             probes=not_listed,
             origin=origin,
         )
+    if kind is ReportKind.TOPOLOGY:
+        note = ProbeNote("devices", Fact.unsupported(origin, "a topology report names GPUs but not their models"))
+        return Fingerprint(topology=parse_topology(text), probes=(note,), origin=origin)
     if kind in (ReportKind.OS_RELEASE, ReportKind.LSB_RELEASE, ReportKind.NVIDIA_PROC_VERSION,
                 ReportKind.ROCM_VERSION_FILE):
         return _host_or_stack_only(kind, text, origin)

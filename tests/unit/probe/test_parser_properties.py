@@ -24,6 +24,7 @@ from gpuready.probe.parse.nvidia import parse_nvidia_proc_version, parse_nvidia_
 from gpuready.probe.parse.os_release import parse_lsb_release, parse_os_release
 from gpuready.probe.parse.rocm_version import parse_amdgpu_module_version, parse_rocm_info_version
 from gpuready.probe.parse.rocminfo import parse_rocminfo
+from gpuready.probe.parse.topology import parse_topology
 from gpuready.probe.reports import detect_kind
 from tests.fixture_kinds import all_fixtures, parser_for
 
@@ -41,6 +42,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "collect_env": parse_collect_env,
     "rocm version": parse_rocm_info_version,
     "amdgpu version": parse_amdgpu_module_version,
+    "topology": parse_topology,
 }
 
 # Text that looks a little like tool output, so the fuzzer reaches past the first check.
@@ -48,7 +50,8 @@ VOCABULARY = st.sampled_from([
     "Agent 1", "  Name:  gfx942", "  Device Type: GPU", "Marketing Name: X", "simd_count 4", "gfx_target_version 9",
     "PyTorch version: 2.1", "GPU models and configuration:", "GPU 0: A", '{"gpu_data": [', '{"card0": {', "[{",
     "ID=ubuntu", 'PRETTY_NAME="x', "name, pci.bus_id", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  1.2",
-    "AMDSMI Tool: 1 | ROCm version: x", "GPU: 0", "BDF: 0000:", ",", ":", "=", '"', "\n", " ", "0x", "-1", "1.2.3",
+    "AMDSMI Tool: 1 | ROCm version: x", "GPU: 0", "BDF: 0000:", "\tGPU0\tGPU1", "GPU0\t X \tNV18",
+    "Link Type between two GPUs", "LINK TYPE TABLE:", "XGMI", ",", ":", "=", '"', "\n", " ", "0x", "-1", "1.2.3",
 ])
 TEXT = st.one_of(st.text(), st.lists(st.one_of(VOCABULARY, st.text(max_size=8)), max_size=40).map("".join))
 
