@@ -105,6 +105,7 @@ def collect_fingerprint(
         access=access,
         environment=relevant_environment(system.environ()),
         probes=tuple(notes),
+        topology=amd.topology or nvidia.topology,
         origin="probe",
     )
     return redact(fingerprint) if redact_identifiers else fingerprint

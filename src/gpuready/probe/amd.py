@@ -9,7 +9,7 @@ from typing import TypeVar
 from packaging.version import Version
 
 from gpuready.errors import ParseError
-from gpuready.model import Fact, ProbeNote
+from gpuready.model import Fact, ProbeNote, Topology
 from gpuready.probe.parse.amd_smi import (
     AmdSmiVersion,
     RocmSmiReport,
@@ -26,6 +26,7 @@ from gpuready.probe.parse.rocm_version import (
     parse_rocm_info_version,
 )
 from gpuready.probe.parse.rocminfo import RocminfoReport, parse_rocminfo
+from gpuready.probe.parse.topology import parse_amd_topology
 from gpuready.probe.system import System
 
 T = TypeVar("T")
@@ -46,6 +47,7 @@ class AmdFacts:
     amdgpu_driver_version: Fact[str] = field(default_factory=lambda: Fact[str].absent("", "not probed"))
     amd_smi_version: Fact[str] = field(default_factory=lambda: Fact[str].absent("", "not probed"))
     notes: list[ProbeNote] = field(default_factory=list)
+    topology: Topology | None = None
 
 
 def _tool(system: System, argv: list[str], parser: Callable[[str], T], notes: list[ProbeNote]) -> T | None:
@@ -180,7 +182,13 @@ def collect_amd(system: System) -> AmdFacts:
         ("kfd", kfd_gpus),
         ("amd-smi list", list(listed or ())),
     ]
+    gpu_count = max((len(r) for _, r in reports), default=0)
+    topology = None
+    if gpu_count > 1:
+        argv = ["amd-smi", "topology"] if version else ["rocm-smi", "--showtopo"]
+        topology = _tool(system, argv, parse_amd_topology, notes)
     return AmdFacts(
+        topology=topology,
         gpu_reports=reports,
         rocm_version=rocm_version,
         rocm_path=rocm_path,

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from packaging.version import InvalidVersion, Version
 
 from gpuready.errors import ParseError
-from gpuready.model import Fact, ProbeNote
+from gpuready.model import Fact, ProbeNote, Topology
 from gpuready.probe.parse.nvidia import QUERY_FIELDS, parse_nvidia_proc_version, parse_nvidia_smi_csv
 from gpuready.probe.parse.records import GpuRecord
+from gpuready.probe.parse.topology import parse_nvidia_topo
 from gpuready.probe.system import System
 
 PROC_VERSION = "/proc/driver/nvidia/version"
@@ -31,6 +32,7 @@ class NvidiaFacts:
     kernel_module: Fact[str] = field(default_factory=lambda: Fact[str].absent("", "not probed"))
     cuda_toolkit_version: Fact[Version] = field(default_factory=lambda: Fact[Version].absent("", "not probed"))
     notes: list[ProbeNote] = field(default_factory=list)
+    topology: Topology | None = None
 
 
 def parse_cuda_version_json(text: str) -> Version:
@@ -91,5 +93,15 @@ def collect_nvidia(system: System) -> NvidiaFacts:
             toolkit = Fact.of(parse_cuda_version_json(text), CUDA_VERSION_JSON)
         except ParseError as error:
             toolkit = Fact.error(CUDA_VERSION_JSON, error.reason)
+    topology = None
+    if len(gpus) > 1:
+        topo = system.run(["nvidia-smi", "topo", "-m"])
+        if topo.ok:
+            try:
+                topology = parse_nvidia_topo(topo.stdout)
+            except ParseError as error:
+                notes.append(ProbeNote("nvidia-smi topo", Fact.error("nvidia-smi topo -m", error.reason)))
+        else:
+            notes.append(ProbeNote("nvidia-smi topo", Fact.error("nvidia-smi topo -m", topo.failure())))
     return NvidiaFacts(gpus=gpus, driver_version=driver, kernel_module=module, cuda_toolkit_version=toolkit,
-                       notes=notes)
+                       notes=notes, topology=topology)

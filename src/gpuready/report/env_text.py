@@ -135,6 +135,18 @@ def render_env(fingerprint: Fingerprint) -> RenderableType:
         frameworks.add_row("packages", ", ".join(f"{p.name}=={p.version}" for p in fingerprint.packages))
     if frameworks.row_count:
         parts += [Text(""), frameworks]
+    if fingerprint.topology is not None:
+        topology = _section("Topology")
+        t = fingerprint.topology
+        counts: dict[str, int] = {}
+        for link in t.links:
+            counts[f"{link.kind} ({link.label})"] = counts.get(f"{link.kind} ({link.label})", 0) + 1
+        topology.add_row("devices", ", ".join(t.devices))
+        topology.add_row("links", ", ".join(f"{n} x {k}" for k, n in sorted(counts.items())) or "none")
+        if t.numa:
+            topology.add_row("NUMA", ", ".join(f"{d}:{n}" for d, n in t.numa.items()))
+        topology.add_row("source", t.source)
+        parts += [Text(""), topology]
     access = _section("Access")
     a = fingerprint.access
     if a.user.detail != "not probed":

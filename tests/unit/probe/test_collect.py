@@ -268,3 +268,21 @@ def test_a_cpu_only_torch_is_read_from_its_version_file_without_a_child() -> Non
     torch = collect_fingerprint(system).framework("torch")
     assert torch is not None and torch.variant.value is not BuildVariant.CPU, "an XPU build is not CPU-only"
     assert "not imported" not in torch.version.source
+
+
+def test_topology_of_multi_gpu_nodes() -> None:
+    csv = "".join(f"{i}, NVIDIA H100 80GB HBM3, 00000000:{i:02x}:00.0, 550.90.12, 9.0, 81559, GPU-{i}\n"
+                  for i in range(8))  # synthetic rows; the topology below is real output
+    system = ReplaySystem(commands={
+        tuple(nvidia_smi_argv()): csv,
+        ("nvidia-smi", "topo", "-m"): fixture("topology/nvidia-topo-8xh100-nvswitch-collect-env-indented.txt")})
+    fp = collect_fingerprint(system, frameworks=False)
+    assert fp.topology is not None and fp.topology.kinds() == {"nvlink"} and len(fp.topology.links) == 28
+    showtopo = fixture("topology/rocm-smi-showtopo-mi308x-8gpu-xgmi.txt")
+    amd = ReplaySystem(commands={("rocminfo",): fixture("rocminfo/mi300x-8gpu-gfx942-rocm6.2.3.txt"),
+                                 ("rocm-smi", "--showtopo"): showtopo})
+    fp = collect_fingerprint(amd, frameworks=False)
+    assert fp.topology is not None and fp.topology.kinds() == {"xgmi"} and fp.topology.numa["GPU7"] == "1"
+    single = collect_fingerprint(ReplaySystem(commands={("rocminfo",): fixture(
+        "rocminfo/rx7900xtx-gfx1100-rocm6.2.2.txt")}), frameworks=False)
+    assert single.topology is None
