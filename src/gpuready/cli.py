@@ -384,8 +384,10 @@ def bench(workload: str, mode: str, precision: str, batch_sizes: str | None, siz
             else:
                 bar.advance(task)
 
+        from gpuready.probe import collect_fingerprint
+
         outcome = benchmark(options, micro=chosen, find_max=find_max_batch, targets=parsed, device=device,
-                            progress=progress)
+                            progress=progress, fingerprint=collect_fingerprint(frameworks=False))
     from gpuready.report.json_report import render_json
 
     if output is not None:

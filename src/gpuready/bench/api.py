@@ -11,7 +11,17 @@ from gpuready.bench.check import phase_specs
 from gpuready.bench.targets import Target, TargetResult, judge_targets
 from gpuready.checks.launchers import InlineLauncher, SubprocessLauncher
 from gpuready.checks.spec import CheckSpec
-from gpuready.model import CheckResult, CheckStatus, Finding, Measurement, Run, RunKind, Severity, from_dict
+from gpuready.model import (
+    CheckResult,
+    CheckStatus,
+    Finding,
+    Fingerprint,
+    Measurement,
+    Run,
+    RunKind,
+    Severity,
+    from_dict,
+)
 
 
 @dataclass(frozen=True)
@@ -30,7 +40,8 @@ class BenchOutcome:
 
 def benchmark(options: dict[str, Any], *, micro: Sequence[str] = (), find_max: bool = False,
               targets: Sequence[Target] = (), device: str = "auto", inline: bool = False,
-              progress: Callable[[str, CheckSpec, CheckResult | None], None] | None = None) -> BenchOutcome:
+              progress: Callable[[str, CheckSpec, CheckResult | None], None] | None = None,
+              fingerprint: Fingerprint | None = None) -> BenchOutcome:
     """Run the phases (workload sweep, max batch, micro-benchmarks) each isolated, and assemble a Run."""
     specs = phase_specs(tuple(micro), find_max)
     launcher = InlineLauncher(device=device, options=options) if inline else SubprocessLauncher(
@@ -49,7 +60,7 @@ def benchmark(options: dict[str, Any], *, micro: Sequence[str] = (), find_max: b
         findings.append(Finding("bench.target", Severity.INFO if target.met else Severity.BLOCKER,
                                 f"{'met' if target.met else 'MISSED'}: {target.target} — {target.detail}",
                                 evidence={"measured": f"{target.measured}", "spread": f"{target.spread}"}))
-    run = Run(kind=RunKind.BENCH, tool_version=__version__, results=tuple(results),
+    run = Run(kind=RunKind.BENCH, tool_version=__version__, fingerprint=fingerprint, results=tuple(results),
               measurements=tuple(measurements), findings=tuple(findings),
               tags=tuple(f"{k}:{v}" for k, v in options.items() if k in ("workload", "mode", "precision")))
     return BenchOutcome(run, tuple(judged))
