@@ -345,14 +345,17 @@ def audit(model: str, mode: str, steps: int, device: str, timeout_s: float, no_c
 @click.option("--compile", "compile_model", is_flag=True, help="torch.compile the model.")
 @click.option("--dataloader-workers", type=int, default=0, show_default=True)
 @click.option("--find-max-batch", is_flag=True, help="Also find the largest batch that fits (doubling, bisection).")
+@click.option("--hf", "hf_family", help="A Hugging Face architecture built from its config with random weights: "
+                                        "llama, mistral, qwen2, gpt2 (needs transformers; nothing is downloaded).")
+@click.option("--hf-size", type=click.Choice(["tiny", "small", "medium"]), default="tiny", show_default=True)
 @click.option("--micro", default="", help="Micro-benchmarks: comma-separated gemm,copy,allreduce.")
 @click.option("--target", "targets", multiple=True, help="e.g. 'tokens_per_s>=5000', 'p90_step_ms<=120'.")
 @click.option("--device", default="auto", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the Run (measurements with samples) as JSON.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the Run (JSON) to FILE.")
 def bench(workload: str, mode: str, precision: str, batch_sizes: str | None, size: str, steps: int, warmup: int,
-          compile_model: bool, dataloader_workers: int, find_max_batch: bool, micro: str, targets: tuple[str, ...],
-          device: str, as_json: bool, output: Path | None) -> None:
+          compile_model: bool, dataloader_workers: int, find_max_batch: bool, hf_family: str | None, hf_size: str,
+          micro: str, targets: tuple[str, ...], device: str, as_json: bool, output: Path | None) -> None:
     """Benchmark WORKLOAD (mlp, cnn, transformer, or module:factory) and the device's ceilings."""
     from gpuready.bench.api import benchmark
     from gpuready.bench.micro import MICRO
@@ -369,6 +372,12 @@ def bench(workload: str, mode: str, precision: str, batch_sizes: str | None, siz
             if not part.strip().isdigit() or int(part) < 1:
                 raise click.UsageError(f"--batch-size {batch_sizes!r}: expected positive integers, e.g. 8,16,32")
             sizes.append(int(part))
+    if hf_family:
+        from gpuready.bench.hf import FAMILIES
+
+        if hf_family not in FAMILIES:
+            raise click.UsageError(f"--hf {hf_family!r}: choose from {', '.join(FAMILIES)}")
+        workload, size = f"hf:{hf_family}", hf_size
     options = {"workload": workload, "mode": mode, "precision": precision, "batch_sizes": sizes or None,
                "size": size, "steps": steps, "warmup": warmup, "compile": compile_model,
                "dataloader_workers": dataloader_workers}

@@ -58,3 +58,15 @@ def test_a_missed_target_fails_the_run(capsys: pytest.CaptureFixture[str]) -> No
     assert code == 1
     assert "MISSED" in capsys.readouterr().out
     assert main(["bench", "mlp", "--micro", "warp"]) == 2
+
+
+@pytest.mark.parametrize("family", ["llama", "gpt2"])
+def test_hugging_face_architectures_from_config(family: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("transformers")
+    out = tmp_path / "run.json"
+    assert main(["bench", "--hf", family, "--steps", "2", "--warmup", "1", "--batch-size", "2", "-o", str(out)]) == 0
+    capsys.readouterr()
+    measurements = json.loads(out.read_text())["measurements"]
+    tokens = next(m for m in measurements if m["metric"] == "tokens_per_s")
+    assert tokens["workload"] == "user" and tokens["settings"]["workload"] == f"hf:{family}"
+    assert main(["bench", "--hf", "bert"]) == 2

@@ -55,7 +55,12 @@ class StepReport:
 
 
 def build(settings: StepSettings) -> UserWorkload:
-    """The workload at the requested batch size (built-ins and factories that take ``batch_size``)."""
+    """The workload at the requested batch size (built-ins, ``hf:FAMILY`` architectures, or the user's factory)."""
+    if settings.workload.startswith("hf:"):
+        from gpuready.bench.hf import build_hf
+
+        return build_hf(settings.workload.removeprefix("hf:"), settings.size if settings.size != "large" else
+                        "medium", batch=settings.batch_size or 4)
     if settings.workload in BUILTINS:
         from gpuready.checks.torch.models import build_cnn, build_mlp, build_transformer
 
@@ -152,7 +157,7 @@ def time_steps(settings: StepSettings, device_name: str = "auto") -> StepReport:
     model.train(settings.mode == "train")
     probe_inputs, probe_target = workload.batch(0)
     items = int(probe_inputs.shape[0]) if hasattr(probe_inputs, "shape") else 1
-    tokens = int(probe_inputs.numel()) if settings.workload == "transformer" or (
+    tokens = int(probe_inputs.numel()) if settings.workload in ("transformer",) or (
         hasattr(probe_inputs, "dtype") and not probe_inputs.is_floating_point()) else 0
 
     mixed = settings.precision in ("bf16", "fp16", "amp")
