@@ -61,7 +61,8 @@ def test_a_missed_target_fails_the_run(capsys: pytest.CaptureFixture[str]) -> No
 
 
 @pytest.mark.parametrize("family", ["llama", "gpt2"])
-def test_hugging_face_architectures_from_config(family: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_hugging_face_architectures_from_config(family: str, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("transformers")
     out = tmp_path / "run.json"
     assert main(["bench", "--hf", family, "--steps", "2", "--warmup", "1", "--batch-size", "2", "-o", str(out)]) == 0
