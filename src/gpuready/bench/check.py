@@ -65,6 +65,12 @@ def measurements_of(report: StepReport, settings: StepSettings) -> list[Measurem
                                       {**common, "peak_tflops": peak}))
     result.append(measurement("peak_memory", "bytes", [report.peak_memory_bytes], label,
                               {**common, "kind": report.memory_kind}))
+    energy = report.extra.get("energy_per_step_j")
+    if energy is not None:
+        result.append(measurement("energy_per_step", "J", [energy], label, common))
+        if report.tokens_per_step:
+            result.append(measurement("joules_per_token", "J/token", [energy / report.tokens_per_step], label,
+                                      common))
     total = sum(report.data_seconds) + sum(steps)
     result.append(measurement("data_time_share", "fraction", [sum(report.data_seconds) / total if total else 0.0],
                               label, common))

@@ -188,6 +188,17 @@ def time_steps(settings: StepSettings, device_name: str = "auto") -> StepReport:
         torch.cuda.synchronize(device)
         torch.cuda.reset_peak_memory_stats(device)
     flops = count_flops(torch, lambda: step(probe_inputs, probe_target))
+    meter = None
+    if device.type == "cuda":
+        from gpuready.bench.energy import EnergyMeter
+
+        props = torch.cuda.get_device_properties(device)
+        bus = getattr(props, "pci_bus_id", None)
+        domain = getattr(props, "pci_domain_id", 0)
+        meter = EnergyMeter(f"{domain:08x}:{bus:02x}:{getattr(props, 'pci_device_id', 0):02x}.0"
+                            if bus is not None else None, device.index or 0)
+        torch.cuda.synchronize(device)
+    energy_start = meter.joules() if meter is not None and meter.available else None
     timer = DeviceTimer(torch, device)
     data_seconds = []
     host_seconds = []
@@ -204,6 +215,8 @@ def time_steps(settings: StepSettings, device_name: str = "auto") -> StepReport:
             step(*batch)
             host_seconds.append(time.perf_counter() - begin)
     seconds = timer.seconds() if device.type == "cuda" else host_seconds
+    energy_per_step = (meter.joules() - energy_start) / settings.steps if meter is not None and \
+        energy_start is not None else None
     if device.type == "cuda":
         peak, kind = int(torch.cuda.max_memory_allocated(device)), "device max_memory_allocated"
         name = torch.cuda.get_device_name(device)
@@ -213,7 +226,7 @@ def time_steps(settings: StepSettings, device_name: str = "auto") -> StepReport:
     return StepReport(step_seconds=seconds, data_seconds=data_seconds, items_per_step=items, tokens_per_step=tokens,
                       flops_per_step=flops, peak_memory_bytes=peak, memory_kind=kind, device=name,
                       extra={"torch": str(torch.__version__), "compiled": settings.compile,
-                             "warmup_steps": warmup_used})
+                             "warmup_steps": warmup_used, "energy_per_step_j": energy_per_step})
 
 
 def warmup_until_settled(run: Callable[[int], None], limit: int, synchronize: Callable[[], None],

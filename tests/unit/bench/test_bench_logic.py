@@ -80,3 +80,23 @@ def test_warmup_stops_once_step_times_settle() -> None:
     assert ran == 6, "steps 4-6 (0.010, 0.0102, 0.010) are the first three to agree within 5 %"
     assert warmup_until_settled(run, limit=1, synchronize=lambda: None, clock=lambda: now[0]) == 1
     assert warmup_until_settled(lambda i: None, limit=1, synchronize=lambda: None) == 1
+
+
+def test_energy_meter_reads_nvml_and_is_absent_without_a_library(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    from gpuready.bench.energy import EnergyMeter
+
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # no NVML
+    monkeypatch.setitem(sys.modules, "amdsmi", None)  # no amdsmi
+    assert not EnergyMeter("00000000:18:00.0").available
+    counter = iter([1_000_000, 1_250_000])  # synthetic stand-in for NVML: millijoules since driver load
+    fake = types.SimpleNamespace(
+        nvmlInit=lambda: None,
+        nvmlDeviceGetHandleByPciBusId=lambda bus: ("handle", bus),
+        nvmlDeviceGetTotalEnergyConsumption=lambda handle: next(counter, 1_250_000))
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    meter = EnergyMeter("00000000:18:00.0")
+    assert meter.available
+    assert meter.joules() == pytest.approx(1250.0)  # the first read happened while probing the counter
