@@ -55,6 +55,11 @@ def benchmark(options: dict[str, Any], *, micro: Sequence[str] = (), find_max: b
         if result.status is not CheckStatus.PASS:
             findings.append(Finding(f"bench.{result.status.value}", Severity.BLOCKER,
                                     f"{result.check_id} {result.status.value}: {result.details.get('reason', '')}"))
+    if fingerprint is not None:
+        from gpuready.bench.links import judge_allreduce
+        from gpuready.compat.load import load_dataset
+
+        findings += judge_allreduce(fingerprint, measurements, load_dataset().links.links)
     judged = judge_targets(targets, measurements)
     for target in judged:
         findings.append(Finding("bench.target", Severity.INFO if target.met else Severity.BLOCKER,

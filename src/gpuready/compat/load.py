@@ -15,6 +15,7 @@ from gpuready.compat.schema import (
     CudaData,
     GpuCatalogue,
     JaxData,
+    LinkData,
     RocmData,
     TorchData,
 )
@@ -39,11 +40,13 @@ class Dataset:
     torch: TorchData
     cuda: CudaData
     jax: JaxData
+    links: LinkData
 
     @property
     def as_of(self) -> datetime.date:
         """The oldest ``as_of`` of its files: the data set is as fresh as its stalest part."""
-        return min(self.gpus.as_of, self.rocm.as_of, self.torch.as_of, self.cuda.as_of, self.jax.as_of)
+        return min(self.gpus.as_of, self.rocm.as_of, self.torch.as_of, self.cuda.as_of, self.jax.as_of,
+                   self.links.as_of)
 
     def age_days(self, today: datetime.date) -> int:
         """Days since ``as_of``."""
@@ -56,6 +59,7 @@ FILES: dict[str, type[Any]] = {
     "torch.yaml": TorchData,
     "cuda.yaml": CudaData,
     "jax.yaml": JaxData,
+    "links.yaml": LinkData,
 }
 
 
@@ -86,7 +90,7 @@ def load_file(path: Path, cls: type[T]) -> T:
 
 
 def _entries(value: Any, path: str) -> Iterable[tuple[str, Any]]:
-    for name in ("gpus", "releases", "driver_compat", "toolkits", "arch_support", "rocm"):
+    for name in ("gpus", "releases", "driver_compat", "toolkits", "arch_support", "rocm", "links"):
         for index, entry in enumerate(getattr(value, name, ()) or ()):
             yield f"$.{name}[{index}]", entry
 
@@ -113,7 +117,8 @@ def _check_entries(value: Any, path: str) -> None:
                     raise SchemaError(f"expected a target like gfx942 or sm_90, got {arch!r}", source=path,
                                       field=f"{where}.variants[{i}].arch_list[{j}]")
         key = str(getattr(entry, "name", None) or getattr(entry, "version", None) or getattr(entry, "driver", None)
-                  or getattr(entry, "jax", None) or getattr(entry, "cuda_major", None))
+                  or getattr(entry, "jax", None) or getattr(entry, "cuda_major", None)
+                  or f"{getattr(entry, 'generation', '')} {getattr(entry, 'gpus', '')}")
         if key in keys and not where.startswith("$.arch_support"):
             raise SchemaError(f"duplicate entry {key!r} (also at {keys[key]})", source=path, field=where)
         keys[key] = where
@@ -132,6 +137,7 @@ def load_dataset(directory: Path | None = None) -> Dataset:
         torch=loaded["torch.yaml"],
         cuda=loaded["cuda.yaml"],
         jax=loaded["jax.yaml"],
+        links=loaded["links.yaml"],
     )
 
 

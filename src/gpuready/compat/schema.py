@@ -231,3 +231,28 @@ class JaxData:
 
     as_of: datetime.date
     rocm: tuple[JaxRocmPairing, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LinkSpec:
+    """Peak bandwidth of a GPU-to-GPU link type, per GPU and per direction."""
+
+    kind: str
+    """``nvlink``, ``xgmi`` or ``pcie``."""
+    generation: str
+    per_gpu_gbps: float
+    """One direction, summed over the GPU's links (GB/s)."""
+    source: str
+    read: datetime.date
+    gpus: tuple[str, ...] = ()
+    """Products it applies to; empty means any GPU with this link kind."""
+    confirmed: bool = True
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LinkData:
+    """``links.yaml``."""
+
+    as_of: datetime.date
+    links: tuple[LinkSpec, ...]

@@ -100,3 +100,21 @@ def test_energy_meter_reads_nvml_and_is_absent_without_a_library(monkeypatch: py
     meter = EnergyMeter("00000000:18:00.0")
     assert meter.available
     assert meter.joules() == pytest.approx(1250.0)  # the first read happened while probing the counter
+
+
+def test_allreduce_is_judged_against_the_link_peak() -> None:
+    from gpuready.bench.links import judge_allreduce
+    from gpuready.compat.load import load_dataset
+    from gpuready.model import Device, Fact, Fingerprint, Vendor
+    from gpuready.probe.parse.topology import parse_topology
+    from tests.fixture_kinds import FIXTURES
+
+    topology = parse_topology((FIXTURES / "topology/nvidia-topo-8xh100-nvswitch-collect-env-indented.txt").read_text())
+    node = Fingerprint(devices=(Device(index=0, vendor=Vendor.NVIDIA, name=Fact.of("NVIDIA H100 80GB HBM3")),),
+                       topology=topology)
+    busbw = [measurement(f"allreduce_busbw_gbps_{size}", "GB/s", [value], settings={"bytes": size})
+             for size, value in ((1 << 20, 40.0), (1 << 30, 180.0))]  # synthetic measurements
+    [finding] = judge_allreduce(node, busbw, load_dataset().links.links)
+    assert finding.code == "bench.allreduce_vs_link"
+    assert "40% of the NVLink 4 peak (450 GB/s" in finding.message and finding.severity.value == "warn"
+    assert judge_allreduce(Fingerprint(), busbw, load_dataset().links.links) == []

@@ -1,0 +1,45 @@
+"""Judge measured all_reduce bus bandwidth against the peak of the links between the GPUs."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from gpuready.compat.catalogue import normalise_name
+from gpuready.compat.schema import LinkSpec
+from gpuready.model import Finding, Fingerprint, Measurement, Severity
+
+
+def link_peak(links: Sequence[LinkSpec], kind: str, gpu_name: str) -> LinkSpec | None:
+    """The link spec for this kind and GPU (an entry naming the GPU first, then a generic one)."""
+    wanted = normalise_name(gpu_name)
+    named = [spec for spec in links if spec.kind == kind and wanted in {normalise_name(g) for g in spec.gpus}]
+    generic = [spec for spec in links if spec.kind == kind and not spec.gpus]
+    candidates = named or generic
+    return candidates[0] if candidates else None
+
+
+def judge_allreduce(fingerprint: Fingerprint | None, measurements: Sequence[Measurement],
+                    links: Sequence[LinkSpec]) -> list[Finding]:
+    """One finding: the largest message's bus bandwidth as a share of the dominant link type's peak."""
+    allreduce = [m for m in measurements if m.metric.startswith("allreduce_busbw_gbps_")]
+    if not allreduce or fingerprint is None or fingerprint.topology is None or not fingerprint.topology.links:
+        return []
+    kinds = Counter("pcie" if link.kind.startswith("pcie") else link.kind for link in fingerprint.topology.links)
+    kind = kinds.most_common(1)[0][0]
+    gpu = next((d.name.value for d in fingerprint.devices if d.name.value), "")
+    spec = link_peak(links, kind, gpu)
+    largest = max(allreduce, key=lambda m: int(m.settings.get("bytes", 0) or 0))
+    if spec is None:
+        return [Finding("bench.allreduce_link_unknown", Severity.INFO,
+                        f"all_reduce reached {largest.summary.median:.1f} GB/s bus bandwidth over {kind}; gpuready's "
+                        "data has no peak for this link")]
+    share = largest.summary.median / spec.per_gpu_gbps
+    severity = Severity.WARN if share < 0.5 else Severity.INFO
+    return [Finding("bench.allreduce_vs_link", severity,
+                    f"all_reduce bus bandwidth {largest.summary.median:.1f} GB/s at {largest.settings.get('bytes')} "
+                    f"bytes is {share:.0%} of the {spec.generation} peak ({spec.per_gpu_gbps:g} GB/s per GPU per "
+                    "direction)" + (": well below what the links allow" if share < 0.5 else ""),
+                    evidence={"link": kind, "gpu": gpu, "links": str(dict(kinds)), "confirmed": str(spec.confirmed)},
+                    remedy="check NCCL/RCCL settings, that all GPUs are used, and the topology" if share < 0.5 else "",
+                    source_url=spec.source)]
