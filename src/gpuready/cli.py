@@ -340,8 +340,10 @@ def audit(model: str, mode: str, steps: int, device: str, timeout_s: float, no_c
 @click.option("--batch-size", "batch_sizes", help="A batch size or a comma-separated sweep, e.g. 8,16,32.")
 @click.option("--size", type=click.Choice(["tiny", "small", "medium", "large"]), default="tiny", show_default=True,
               help="Built-in transformer preset (large is about 1B parameters).")
+@click.option("--seq-len", "sequence", type=int, help="Sequence length (transformer and --hf workloads).")
 @click.option("--steps", type=int, default=20, show_default=True)
-@click.option("--warmup", type=int, default=5, show_default=True)
+@click.option("--warmup", type=int, default=5, show_default=True, help="At most this many warm-up steps "
+                                                                       "(fewer once step times settle).")
 @click.option("--compile", "compile_model", is_flag=True, help="torch.compile the model.")
 @click.option("--dataloader-workers", type=int, default=0, show_default=True)
 @click.option("--find-max-batch", is_flag=True, help="Also find the largest batch that fits (doubling, bisection).")
@@ -353,7 +355,8 @@ def audit(model: str, mode: str, steps: int, device: str, timeout_s: float, no_c
 @click.option("--device", default="auto", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the Run (measurements with samples) as JSON.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the Run (JSON) to FILE.")
-def bench(workload: str, mode: str, precision: str, batch_sizes: str | None, size: str, steps: int, warmup: int,
+def bench(workload: str, mode: str, precision: str, batch_sizes: str | None, size: str, sequence: int | None,
+          steps: int, warmup: int,
           compile_model: bool, dataloader_workers: int, find_max_batch: bool, hf_family: str | None, hf_size: str,
           micro: str, targets: tuple[str, ...], device: str, as_json: bool, output: Path | None) -> None:
     """Benchmark WORKLOAD (mlp, cnn, transformer, or module:factory) and the device's ceilings."""
@@ -379,7 +382,7 @@ def bench(workload: str, mode: str, precision: str, batch_sizes: str | None, siz
             raise click.UsageError(f"--hf {hf_family!r}: choose from {', '.join(FAMILIES)}")
         workload, size = f"hf:{hf_family}", hf_size
     options = {"workload": workload, "mode": mode, "precision": precision, "batch_sizes": sizes or None,
-               "size": size, "steps": steps, "warmup": warmup, "compile": compile_model,
+               "size": size, "sequence": sequence, "steps": steps, "warmup": warmup, "compile": compile_model,
                "dataloader_workers": dataloader_workers}
     from rich.console import Console
     from rich.progress import Progress
@@ -440,7 +443,7 @@ def data_validate(directory: Path | None, as_json: bool) -> None:
     click.echo(f"  as of {summary['as_of']} ({age} days old{'; STALE' if summary['stale'] else ''})")
     click.echo(f"  {summary['gpus']} GPUs, {summary['rocm_releases']} ROCm releases, {summary['torch_releases']} "
                f"PyTorch releases, {summary['cuda_toolkits']} CUDA toolkits, {summary['jax_rocm_pairings']} JAX ROCm "
-               "pairings")
+               f"pairings, {len(dataset.links.links)} link types")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,7 +31,8 @@ def _settings(options: dict[str, Any], batch_size: int | None) -> StepSettings:
                         steps=int(options.get("steps", 20)), warmup=int(options.get("warmup", 5)),
                         compile=bool(options.get("compile", False)),
                         dataloader_workers=int(options.get("dataloader_workers", 0)),
-                        size=str(options.get("size", "tiny")))
+                        size=str(options.get("size", "tiny")),
+                        sequence=int(options["sequence"]) if options.get("sequence") else None)
 
 
 def peak_tflops(device_name: str, precision: str) -> float | None:

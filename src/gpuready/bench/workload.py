@@ -29,6 +29,8 @@ class StepSettings:
     dataloader_workers: int = 0
     size: str = "tiny"
     """Built-in transformer preset: tiny, small, medium, large (~1B parameters)."""
+    sequence: int | None = None
+    """Sequence length for the transformer and Hugging Face workloads (the preset's when None)."""
 
 
 TRANSFORMER_PRESETS = {
@@ -60,13 +62,16 @@ def build(settings: StepSettings) -> UserWorkload:
         from gpuready.bench.hf import build_hf
 
         return build_hf(settings.workload.removeprefix("hf:"), settings.size if settings.size != "large" else
-                        "medium", batch=settings.batch_size or 4)
+                        "medium", batch=settings.batch_size or 4, sequence=settings.sequence or 128)
     if settings.workload in BUILTINS:
         from gpuready.checks.torch.models import build_cnn, build_mlp, build_transformer
 
         batch = {"batch": settings.batch_size} if settings.batch_size else {}
         if settings.workload == "transformer":
-            built = build_transformer(**TRANSFORMER_PRESETS[settings.size], **batch)
+            preset = dict(TRANSFORMER_PRESETS[settings.size])
+            if settings.sequence:
+                preset["sequence"] = settings.sequence
+            built = build_transformer(**preset, **batch)
         else:
             built = (build_mlp if settings.workload == "mlp" else build_cnn)(**batch)
         return UserWorkload(settings.workload, built.make_model(), built.batch, built.loss)
