@@ -118,3 +118,19 @@ def test_allreduce_is_judged_against_the_link_peak() -> None:
     assert finding.code == "bench.allreduce_vs_link"
     assert "40% of the NVLink 4 peak (450 GB/s" in finding.message and finding.severity.value == "warn"
     assert judge_allreduce(Fingerprint(), busbw, load_dataset().links.links) == []
+
+
+def test_mfu_against_the_catalogue_peak() -> None:
+    from gpuready.bench.check import measurements_of, peak_tflops
+    from gpuready.bench.workload import StepReport, StepSettings
+
+    assert peak_tflops("AMD Instinct MI300X", "bf16") == 1307.4
+    assert peak_tflops("cpu", "bf16") is None
+    report = StepReport(step_seconds=[0.010, 0.010, 0.012], data_seconds=[0.001] * 3, items_per_step=8,
+                        tokens_per_step=8 * 512, flops_per_step=6.5e12, peak_memory_bytes=2**30,
+                        memory_kind="device max_memory_allocated", device="AMD Instinct MI300X")
+    found = {m.metric: m for m in measurements_of(report, StepSettings(precision="bf16"))}
+    assert found["achieved_tflops"].summary.median == pytest.approx(650.0)
+    assert found["mfu"].summary.median == pytest.approx(650.0 / 1307.4)
+    assert found["tokens_per_s"].summary.median == pytest.approx(4096 / 0.010)
+    assert found["data_time_share"].samples[0] == pytest.approx(0.003 / 0.035)
