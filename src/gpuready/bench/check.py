@@ -69,6 +69,7 @@ def measurements_of(report: StepReport, settings: StepSettings) -> list[Measurem
     energy = report.extra.get("energy_per_step_j")
     if energy is not None:
         result.append(measurement("energy_per_step", "J", [energy], label, common))
+        result.append(measurement("average_power", "W", [energy / (sum(steps) / len(steps))], label, common))
         if report.tokens_per_step:
             result.append(measurement("joules_per_token", "J/token", [energy / report.tokens_per_step], label,
                                       common))

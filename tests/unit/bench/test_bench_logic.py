@@ -134,3 +134,9 @@ def test_mfu_against_the_catalogue_peak() -> None:
     assert found["mfu"].summary.median == pytest.approx(650.0 / 1307.4)
     assert found["tokens_per_s"].summary.median == pytest.approx(4096 / 0.010)
     assert found["data_time_share"].samples[0] == pytest.approx(0.003 / 0.035)
+    assert "energy_per_step" not in found, "no energy counter: no energy figure"
+    report.extra["energy_per_step_j"] = 5.0
+    found = {m.metric: m for m in measurements_of(report, StepSettings(precision="bf16"))}
+    assert found["energy_per_step"].samples == (5.0,)
+    assert found["average_power"].samples[0] == pytest.approx(5.0 / (0.032 / 3))
+    assert found["joules_per_token"].samples[0] == pytest.approx(5.0 / 4096)
