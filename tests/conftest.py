@@ -7,6 +7,13 @@ import importlib.util
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def _private_run_store(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commands save their Runs by default: keep every test's Runs out of the user's data directory."""
+    folder = tmp_path_factory.mktemp("store")
+    monkeypatch.setenv("GPUREADY_STORE", f"sqlite:///{folder / 'runs.sqlite'}")
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--device", action="store_true", help="run tests that need a real accelerator")
 

@@ -9,7 +9,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,7 +17,7 @@ from gpuready import __version__
 from gpuready.errors import ExitCode, GpureadyError, UsageError
 
 if TYPE_CHECKING:
-    from gpuready.model import Fingerprint
+    from gpuready.model import Fingerprint, Run
 
 REPORT_KINDS = ("run", "collect-env", "rocminfo", "amd-smi-static", "amd-smi-list", "amd-smi-version", "rocm-smi",
                 "nvidia-smi-csv", "kfd-properties", "os-release", "lsb-release", "nvidia-proc-version",
@@ -49,6 +49,30 @@ def write_output(path: Path, text: str) -> None:
         raise
 
 
+def store_options(function: Any) -> Any:
+    """--no-save, --store, --label, --tag: where and how a command's Run is kept."""
+    function = click.option("--tag", "tags", multiple=True, help="Tag the stored Run (repeatable).")(function)
+    function = click.option("--label", default="", help="A label for the stored Run (e.g. the host's role).")(function)
+    function = click.option("--store", "store_url", help="Store URL (SQLAlchemy), e.g. "
+                            "postgresql://host/db; default: SQLite in the user's data directory.")(function)
+    return click.option("--no-save", is_flag=True, help="Do not store the Run.")(function)
+
+
+def _save(run: Run, options: dict[str, Any]) -> Run:
+    """Store the Run unless --no-save; label and tags are set first. Returns the Run as stored."""
+    import dataclasses
+
+    from gpuready.store import open_store
+
+    run = dataclasses.replace(run, label=options.get("label") or run.label,
+                              tags=tuple(run.tags) + tuple(options.get("tags") or ()))
+    if not options.get("no_save"):
+        store = open_store(options.get("store_url"))
+        store.save(run)
+        click.echo(f"saved run {run.id[:12]} ({run.kind.value}) to {store.url}", err=True)
+    return run
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gpuready")
 def cli() -> None:
@@ -64,13 +88,14 @@ def cli() -> None:
 @click.option("--kind", type=click.Choice(REPORT_KINDS), help="What --from holds (detected when omitted).")
 @click.option("--no-redact", is_flag=True, help="Show GPU UUIDs, serials and the hostname.")
 @click.option("--no-frameworks", is_flag=True, help="Do not start torch/jax child processes (faster).")
+@store_options
 def env(as_json: bool, output: Path | None, from_file: Path | None, kind: str | None, no_redact: bool,
-        no_frameworks: bool) -> None:
+        no_frameworks: bool, **store: Any) -> None:
     """Fingerprint the machine: GPUs, OS, drivers, ROCm/CUDA, frameworks, device access."""
     from gpuready.model import Run, RunKind
 
     fingerprint = _fingerprint(from_file, kind, no_redact, no_frameworks)
-    run = Run(kind=RunKind.ENV, tool_version=__version__, fingerprint=fingerprint)
+    run = _save(Run(kind=RunKind.ENV, tool_version=__version__, fingerprint=fingerprint), store)
     if as_json:
         from gpuready.report.json_report import render_json
 
@@ -125,8 +150,9 @@ def _print_rich(renderable: object, output: Path | None) -> None:
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too (READY WITH WARNINGS).")
 @click.option("--no-redact", is_flag=True, help="Show GPU UUIDs, serials and the hostname.")
 @click.option("--no-frameworks", is_flag=True, help="Do not start torch/jax child processes.")
+@store_options
 def doctor(as_json: bool, output: Path | None, from_file: Path | None, kind: str | None, data_dir: Path | None,
-           strict: bool, no_redact: bool, no_frameworks: bool) -> None:
+           strict: bool, no_redact: bool, no_frameworks: bool, **store: Any) -> None:
     """Judge the stack: READY, READY WITH WARNINGS or NOT READY, each finding with its fix."""
     from gpuready.compat.judge import Verdict, judge, verdict
     from gpuready.compat.load import load_dataset
@@ -136,8 +162,8 @@ def doctor(as_json: bool, output: Path | None, from_file: Path | None, kind: str
     fingerprint = _fingerprint(from_file, kind, no_redact, no_frameworks)
     findings = judge(fingerprint, data)
     outcome = verdict(findings)
-    run = Run(kind=RunKind.DOCTOR, tool_version=__version__, fingerprint=fingerprint, findings=tuple(findings),
-              tags=(f"verdict:{outcome.value}",))
+    run = _save(Run(kind=RunKind.DOCTOR, tool_version=__version__, fingerprint=fingerprint,
+                    findings=tuple(findings), tags=(f"verdict:{outcome.value}",)), store)
     if as_json:
         from gpuready.report.json_report import render_json
 
@@ -188,8 +214,9 @@ def plan(gpu: str, os_text: str | None, framework: str, rocm: str | None, data_d
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the Run (JSON) to FILE.")
 @click.option("--inline", is_flag=True, help="Run in this process (no isolation; for debugging).")
 @click.option("--list", "list_only", is_flag=True, help="List the selected checks and exit.")
+@store_options
 def check(suite: str, only: tuple[str, ...], device: str, framework: str | None, timeout_s: float | None,
-          junit: Path | None, as_json: bool, output: Path | None, inline: bool, list_only: bool) -> None:
+          junit: Path | None, as_json: bool, output: Path | None, inline: bool, list_only: bool, **store: Any) -> None:
     """Validate on the device: operators, training, mixed precision, checkpoints, compile, collectives."""
     from gpuready.checks.registry import BUILTIN
 
@@ -217,8 +244,9 @@ def check(suite: str, only: tuple[str, ...], device: str, framework: str | None,
 
     results = launcher.run(specs, progress)
     probe.join(timeout=120)
-    run = Run(kind=RunKind.CHECK, tool_version=__version__, fingerprint=fingerprints[0] if fingerprints else None,
-              results=tuple(results), tags=(f"suite:{suite}", f"device:{device}"))
+    run = _save(Run(kind=RunKind.CHECK, tool_version=__version__,
+                    fingerprint=fingerprints[0] if fingerprints else None, results=tuple(results),
+                    tags=(f"suite:{suite}", f"device:{device}")), store)
     from gpuready.report.json_report import render_json
 
     if junit is not None:
@@ -248,16 +276,17 @@ def check(suite: str, only: tuple[str, ...], device: str, framework: str | None,
               help="Use this packages knowledge base (YAML) instead of the bundled one.")
 @click.option("--jobs", type=int, help="Parallel workers (default: all cores).")
 @click.option("--no-cache", is_flag=True, help="Read every file again (no content cache).")
+@store_options
 def scan(path: Path, as_json: bool, output: Path | None, sarif: Path | None, fail_on: str, kb_file: Path | None,
-         jobs: int | None, no_cache: bool) -> None:
+         jobs: int | None, no_cache: bool, **store: Any) -> None:
     """Find CUDA-only dependencies and code in a project, with ROCm alternatives. Nothing is executed."""
     from gpuready.model import Run, RunKind, Severity
     from gpuready.scan.engine import scan_tree
     from gpuready.scan.kb import load_kb
 
     report = scan_tree(path, load_kb(kb_file), jobs=jobs, cache=not no_cache)
-    run = Run(kind=RunKind.SCAN, tool_version=__version__, findings=report.findings,
-              tags=(f"verdict:{report.verdict}", f"root:{path}"))
+    run = _save(Run(kind=RunKind.SCAN, tool_version=__version__, findings=report.findings,
+                    tags=(f"verdict:{report.verdict}", f"root:{path}")), store)
     if sarif is not None:
         from gpuready.report.sarif import render_sarif
 
@@ -289,8 +318,9 @@ def scan(path: Path, as_json: bool, output: Path | None, sarif: Path | None, fai
               help="jax: where a jitted step runs, and a silent CPU fallback.")
 @click.option("--json", "as_json", is_flag=True, help="Print the Run (findings with file:line) as JSON.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the result to FILE.")
+@store_options
 def audit(model: str, mode: str, steps: int, device: str, timeout_s: float, no_coverage: bool, framework: str,
-          as_json: bool, output: Path | None) -> None:
+          as_json: bool, output: Path | None, **store: Any) -> None:
     """Prove placement: ops on the CPU, mixed devices, host syncs and copies, float64 — at file:line."""
     from gpuready.audit.api import audit as run
     from gpuready.model import Run, RunKind
@@ -302,8 +332,8 @@ def audit(model: str, mode: str, steps: int, device: str, timeout_s: float, no_c
 
         fingerprint = collect_fingerprint(frameworks=False)
         jax_findings, jax_result = audit_jax(fingerprint)
-        jax_run = Run(kind=RunKind.AUDIT, tool_version=__version__, fingerprint=fingerprint,
-                      findings=tuple(jax_findings), results=(jax_result,), tags=("framework:jax",))
+        jax_run = _save(Run(kind=RunKind.AUDIT, tool_version=__version__, fingerprint=fingerprint,
+                            findings=tuple(jax_findings), results=(jax_result,), tags=("framework:jax",)), store)
         if as_json:
             _emit(render_json(jax_run), output)
         else:
@@ -319,8 +349,8 @@ def audit(model: str, mode: str, steps: int, device: str, timeout_s: float, no_c
 
     outcome = run(model, device=device, mode=mode, steps=steps, timeout_s=timeout_s, coverage=not no_coverage)
     results = (outcome.result,) + ((outcome.coverage_result,) if outcome.coverage_result else ())
-    run_record = Run(kind=RunKind.AUDIT, tool_version=__version__, findings=outcome.findings,
-                     results=results, tags=(f"model:{model}", f"mode:{mode}"))
+    run_record = _save(Run(kind=RunKind.AUDIT, tool_version=__version__, findings=outcome.findings,
+                           results=results, tags=(f"model:{model}", f"mode:{mode}")), store)
     if as_json:
         from gpuready.report.json_report import render_json
 
@@ -355,10 +385,11 @@ def audit(model: str, mode: str, steps: int, device: str, timeout_s: float, no_c
 @click.option("--device", default="auto", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the Run (measurements with samples) as JSON.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the Run (JSON) to FILE.")
+@store_options
 def bench(workload: str, mode: str, precision: str, batch_sizes: str | None, size: str, sequence: int | None,
           steps: int, warmup: int,
           compile_model: bool, dataloader_workers: int, find_max_batch: bool, hf_family: str | None, hf_size: str,
-          micro: str, targets: tuple[str, ...], device: str, as_json: bool, output: Path | None) -> None:
+          micro: str, targets: tuple[str, ...], device: str, as_json: bool, output: Path | None, **store: Any) -> None:
     """Benchmark WORKLOAD (mlp, cnn, transformer, or module:factory) and the device's ceilings."""
     from gpuready.bench.api import benchmark
     from gpuready.bench.micro import MICRO
@@ -402,15 +433,108 @@ def bench(workload: str, mode: str, precision: str, batch_sizes: str | None, siz
                             progress=progress, fingerprint=collect_fingerprint(frameworks=False))
     from gpuready.report.json_report import render_json
 
+    saved = _save(outcome.run, store)
     if output is not None:
-        write_output(output, render_json(outcome.run))
+        write_output(output, render_json(saved))
     if as_json:
-        click.echo(render_json(outcome.run), nl=False)
+        click.echo(render_json(saved), nl=False)
     else:
         from gpuready.report.bench_text import render_bench
 
-        _print_rich(render_bench(outcome.run, outcome.targets), None)
+        _print_rich(render_bench(saved, outcome.targets), None)
     raise click.exceptions.Exit(int(ExitCode.FINDINGS if outcome.failed else ExitCode.OK))
+
+
+@cli.group()
+def runs() -> None:
+    """Stored Runs: list, show, export, import, delete."""
+
+
+def _store_option(function: Any) -> Any:
+    return click.option("--store", "store_url", help="Store URL (default: SQLite in the user's data directory).")(
+        function)
+
+
+@runs.command("list")
+@_store_option
+@click.option("--kind", type=click.Choice(["env", "doctor", "plan", "check", "audit", "scan", "bench", "verify"]))
+@click.option("--device", help="Device name contains this.")
+@click.option("--host", help="Host (OS) contains this.")
+@click.option("--since", help="Created at or after this ISO date, e.g. 2026-11-01.")
+@click.option("--tag")
+@click.option("--label")
+@click.option("--limit", type=int, default=50, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def runs_list(store_url: str | None, kind: str | None, device: str | None, host: str | None, since: str | None,
+              tag: str | None, label: str | None, limit: int, as_json: bool) -> None:
+    """Stored runs, newest first."""
+    import dataclasses
+    import json
+
+    from gpuready.store import open_store
+
+    rows = open_store(store_url).list(kind, device, host, since, tag, label, limit)
+    if as_json:
+        click.echo(json.dumps([dataclasses.asdict(r) for r in rows], indent=2))
+        return
+    for row in rows:
+        click.echo(f"{row.id[:12]}  {row.created_at}  {row.kind:<7} {row.device[:30]:<30} {row.label:<16} "
+                   f"{','.join(row.tags)}")
+
+
+@runs.command("show")
+@_store_option
+@click.argument("run_id")
+def runs_show(store_url: str | None, run_id: str) -> None:
+    """One stored Run as JSON."""
+    from gpuready.report.json_report import render_json
+    from gpuready.store import open_store
+
+    click.echo(render_json(open_store(store_url).get(run_id)), nl=False)
+
+
+@runs.command("export")
+@_store_option
+@click.argument("run_id")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
+def runs_export(store_url: str | None, run_id: str, output: Path) -> None:
+    """Write a stored Run to a JSON file."""
+    from gpuready.report.json_report import render_json
+    from gpuready.store import open_store
+
+    write_output(output, render_json(open_store(store_url).get(run_id)))
+
+
+@runs.command("import")
+@_store_option
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def runs_import(store_url: str | None, files: tuple[Path, ...]) -> None:
+    """Store Runs saved as JSON (from another machine)."""
+    import json
+
+    from gpuready.errors import InputError
+    from gpuready.model import Run
+    from gpuready.store import open_store
+
+    store = open_store(store_url)
+    for file in files:
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise InputError(f"not a JSON Run: {error}", source=str(file)) from error
+        click.echo(f"imported {store.save(Run.from_dict(data, source=str(file)))[:12]} from {file}")
+
+
+@runs.command("delete")
+@_store_option
+@click.argument("run_ids", nargs=-1, required=True)
+def runs_delete(store_url: str | None, run_ids: tuple[str, ...]) -> None:
+    """Delete stored Runs by id."""
+    from gpuready.store import open_store
+
+    store = open_store(store_url)
+    ids = [store.get(run_id).id for run_id in run_ids]
+    click.echo(f"deleted {store.delete(ids)} run(s)")
 
 
 @cli.group()
