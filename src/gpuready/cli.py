@@ -537,6 +537,106 @@ def runs_delete(store_url: str | None, run_ids: tuple[str, ...]) -> None:
     click.echo(f"deleted {store.delete(ids)} run(s)")
 
 
+@cli.command()
+@click.argument("run_ref")
+@_store_option
+@click.option("--html", "html_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Self-contained HTML with plots (no scripts, no network).")
+@click.option("--md", "md_file", type=click.Path(dir_okay=False, path_type=Path), help="Markdown for a PR or an issue.")
+@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="JUnit XML of the checks.")
+@click.option("--prom", type=click.Path(dir_okay=False, path_type=Path),
+              help="Prometheus textfile (node-exporter's textfile collector).")
+def report(run_ref: str, store_url: str | None, html_file: Path | None, md_file: Path | None, junit: Path | None,
+           prom: Path | None) -> None:
+    """Render a stored run (id or unique prefix) or a Run JSON file; Markdown on stdout without options."""
+    from gpuready.compare.load import load_sides
+    from gpuready.report.markdown import render_run_markdown
+    from gpuready.store import open_store
+
+    run = load_sides([run_ref], lambda: open_store(store_url))[0].runs[0]
+    if html_file is not None:
+        from gpuready.report.html import render_run_html
+
+        write_output(html_file, render_run_html(run))
+    if md_file is not None:
+        write_output(md_file, render_run_markdown(run))
+    if junit is not None:
+        from gpuready.report.junit import render_junit
+
+        write_output(junit, render_junit(run))
+    if prom is not None:
+        from gpuready.report.prometheus import render_prometheus
+
+        write_output(prom, render_prometheus(run, _verdict_of(run)))
+    if not any((html_file, md_file, junit, prom)):
+        click.echo(render_run_markdown(run), nl=False)
+
+
+def _verdict_of(run: Run) -> str | None:
+    """The doctor verdict of a doctor Run, the scan verdict of a scan Run; none for the others."""
+    if run.kind.value == "doctor":
+        from gpuready.compat.judge import verdict
+
+        return str(verdict(list(run.findings)).value)
+    if run.kind.value == "scan":
+        from gpuready.scan.engine import verdict as scan_verdict
+
+        return scan_verdict(run.findings)
+    if run.results:
+        return "pass" if all(r.status.value in ("pass", "skip") for r in run.results) else "fail"
+    return None
+
+
+@cli.command()
+@click.argument("sides", nargs=-1, required=True)
+@_store_option
+@click.option("--price", "prices", multiple=True,
+              help="NAME=USD_PER_GPU_HOUR, NAME a side's label, run id or device name (repeatable).")
+@click.option("--gpus-per-node", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--utilisation", type=click.FloatRange(min=0.01, max=1.0), default=1.0, show_default=True,
+              help="Share of wall time spent on the measured step.")
+@click.option("--train-tokens", type=float, help="Size of a training run to price, in tokens (e.g. 2e9).")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False, path_type=Path), help="Also write an HTML report.")
+@click.option("--md", "md_file", type=click.Path(dir_okay=False, path_type=Path), help="Also write Markdown.")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the result to FILE.")
+def compare(sides: tuple[str, ...], store_url: str | None, prices: tuple[str, ...], gpus_per_node: int,
+            utilisation: float, train_tokens: float | None, html_file: Path | None, md_file: Path | None,
+            as_json: bool, output: Path | None) -> None:
+    """Compare runs of two or more machines: the first is the baseline.
+
+    Each SIDE is a stored run id (a unique prefix is enough) or a Run JSON file; join a machine's bench,
+    check and scan runs with '+', e.g. 'a1b2+c3d4'.
+    """
+    import json
+
+    from gpuready.compare import CostInputs, compare_sides, parse_prices
+    from gpuready.compare.load import load_sides
+    from gpuready.errors import UsageError
+    from gpuready.model import to_dict
+    from gpuready.store import open_store
+
+    if len(sides) < 2:
+        raise UsageError("compare needs at least two sides (a baseline and one other)")
+    loaded = load_sides(sides, lambda: open_store(store_url))
+    cost = CostInputs(parse_prices(prices), gpus_per_node, utilisation, train_tokens) if prices else None
+    comparison = compare_sides(loaded, cost)
+    if html_file is not None:
+        from gpuready.report.html import render_comparison_html
+
+        write_output(html_file, render_comparison_html(comparison, loaded))
+    if md_file is not None:
+        from gpuready.report.markdown import render_comparison_markdown
+
+        write_output(md_file, render_comparison_markdown(comparison))
+    if as_json:
+        _emit(json.dumps(to_dict(comparison), indent=2) + "\n", output)
+        return
+    from gpuready.report.compare_text import render_comparison
+
+    _print_rich(render_comparison(comparison), output)
+
+
 @cli.group()
 def data() -> None:
     """The compatibility data gpuready judges with."""

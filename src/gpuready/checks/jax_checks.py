@@ -76,7 +76,8 @@ def basics(context: CheckContext) -> None:
 
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "params.npz")
-        np.savez(path, **{k: np.asarray(v) for k, v in params.items()})
+        arrays: dict[str, Any] = {k: np.asarray(v) for k, v in params.items()}
+        np.savez(path, **arrays)
         loaded = np.load(path)
         if not all(np.array_equal(loaded[k], np.asarray(v)) for k, v in params.items()):
             misses.append("the numpy checkpoint round trip changed the parameters")

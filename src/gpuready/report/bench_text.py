@@ -8,16 +8,7 @@ from rich.text import Text
 
 from gpuready.bench.targets import TargetResult
 from gpuready.model import Run
-
-
-def _value(median: float, unit: str) -> str:
-    if unit == "bytes":
-        return f"{median / 2**30:.2f} GiB"
-    if unit == "s":
-        return f"{median * 1e3:.2f} ms"
-    if unit == "fraction":
-        return f"{median:.1%}"
-    return f"{median:,.4g} {unit}"
+from gpuready.report.units import format_value as _value
 
 
 def _of_peak(measurement: object) -> str:

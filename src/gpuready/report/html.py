@@ -1,0 +1,67 @@
+"""Self-contained HTML reports (inline CSS and SVG, no scripts): one Run, or a comparison of several."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from gpuready import __version__
+from gpuready.compare import Comparison, Side
+from gpuready.compare.environment import flatten
+from gpuready.model import CheckResult, Run
+from gpuready.report import plots
+from gpuready.report.compare_text import advantage_text
+from gpuready.report.units import format_value
+
+
+def _environment() -> Any:
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    environment = Environment(loader=PackageLoader("gpuready.report", "templates"),
+                              autoescape=select_autoescape(default=True, default_for_string=True))
+    environment.globals.update(value=format_value, advantage=advantage_text, settings=_settings, details=_details,
+                               tool_version=__version__, plots_available=plots.available())
+    return environment
+
+
+def _settings(settings: dict[str, object]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in settings.items() if k not in ("device", "workload"))
+
+
+def _details(result: CheckResult) -> str:
+    text = json.dumps(result.details, default=str, sort_keys=True) if result.details else ""
+    return text if len(text) <= 400 else text[:399] + "\u2026"
+
+
+def _title(run: Run) -> str:
+    device = next((str(d.name.value) for d in run.fingerprint.devices if d.name.value), "") if run.fingerprint else ""
+    workload = next((m.workload for m in run.measurements if m.workload), "")
+    return " · ".join(part for part in (f"gpuready {run.kind.value}", run.label, workload, device) if part)
+
+
+def _headline(run: Run) -> str:
+    if run.results:
+        passed = sum(1 for r in run.results if r.status.value == "pass")
+        return f"{passed} of {len(run.results)} checks passed."
+    if run.findings:
+        counts = {s: sum(1 for f in run.findings if f.severity.value == s) for s in ("blocker", "warn", "info")}
+        return f"{counts['blocker']} blocker(s), {counts['warn']} warning(s), {counts['info']} note(s)."
+    return ""
+
+
+def render_run_html(run: Run) -> str:
+    """One Run: findings, checks, measurements with plots, and the environment."""
+    figures = {"checks": plots.check_results(run.results),
+               "steps": plots.step_time_distribution(run.measurements),
+               "throughput": plots.throughput_by_batch(run.measurements)}
+    environment = [(k, v) for k, v in flatten(run.fingerprint).items() if v]
+    return str(_environment().get_template("run.html.j2").render(
+        run=run, title=_title(run), headline=_headline(run), plots=figures, environment=environment))
+
+
+def render_comparison_html(comparison: Comparison, sides: Sequence[Side] = ()) -> str:
+    """A comparison: conclusions, speed with intervals (table and bars), cost, beyond speed, environments."""
+    bars = [plots.comparison_bars(p.metrics, p.baseline, p.other) for p in comparison.pairings]
+    title = "gpuready compare · " + " vs ".join(side.name for side in comparison.sides)
+    return str(_environment().get_template("compare.html.j2").render(comparison=comparison, bars=bars, title=title))
