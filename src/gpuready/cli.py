@@ -50,7 +50,9 @@ def write_output(path: Path, text: str) -> None:
 
 
 def store_options(function: Any) -> Any:
-    """--no-save, --store, --label, --tag: where and how a command's Run is kept."""
+    """--no-save, --store, --label, --tag: where and how a command's Run is kept; --prom for monitoring."""
+    function = click.option("--prom", type=click.Path(dir_okay=False, path_type=Path),
+                            help="Also write verdict and key figures as a Prometheus textfile.")(function)
     function = click.option("--tag", "tags", multiple=True, help="Tag the stored Run (repeatable).")(function)
     function = click.option("--label", default="", help="A label for the stored Run (e.g. the host's role).")(function)
     function = click.option("--store", "store_url", help="Store URL (SQLAlchemy), e.g. "
@@ -67,9 +69,13 @@ def _save(run: Run, options: dict[str, Any]) -> Run:
     run = dataclasses.replace(run, label=options.get("label") or run.label,
                               tags=tuple(run.tags) + tuple(options.get("tags") or ()))
     if not options.get("no_save"):
-        store = open_store(options.get("store_url"))
-        store.save(run)
+        with open_store(options.get("store_url")) as store:
+            store.save(run)
         click.echo(f"saved run {run.id[:12]} ({run.kind.value}) to {store.url}", err=True)
+    if options.get("prom") is not None:
+        from gpuready.report.prometheus import render_prometheus
+
+        write_output(options["prom"], render_prometheus(run, _verdict_of(run)))
     return run
 
 

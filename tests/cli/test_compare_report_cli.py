@@ -124,3 +124,16 @@ def test_prometheus_output_parses_and_escapes_labels() -> None:
 def test_run_markdown_lists_measurements() -> None:
     text = render_run_markdown(bench_run("NVIDIA H100 80GB HBM3", step_times(0.1), label="H100"))
     assert "| transformer | step\\_time |" in text and "NVIDIA H100 80GB HBM3" in text
+
+
+def test_doctor_writes_a_prometheus_textfile_for_monitoring(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    fixture = sorted((Path(__file__).parents[1] / "fixtures" / "collect-env").glob("*.txt"))[0]
+    prom = tmp_path / "gpuready.prom"
+    code = main(["doctor", "--from", str(fixture), "--no-save", "--prom", str(prom)])
+    capsys.readouterr()
+    text = prom.read_text()
+    verdict = next(line for line in text.splitlines() if line.startswith("gpuready_verdict{"))
+    assert 'kind="doctor"' in verdict and verdict.endswith(" 1")
+    assert ('verdict="NOT READY"' in verdict) == (code == 1)
+    assert 'gpuready_findings{kind="doctor"' in text

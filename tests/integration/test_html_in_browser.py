@@ -70,9 +70,9 @@ def _open(tmp_path: Path, name: str, html: str) -> tuple[list[str], dict[str, ob
 def test_comparison_report_renders_with_plots_and_no_errors(tmp_path: Path) -> None:
     sides, _ = _runs()
     comparison = compare_sides(sides, CostInputs({"H100": 2.99, "MI300X": 2.10}, 8, 0.85, 2e9))
-    errors, facts = _open(tmp_path, "compare-report.html", render_comparison_html(comparison))
+    errors, facts = _open(tmp_path, "compare-report.html", render_comparison_html(comparison, sides))
     assert errors == []
-    assert len(facts["svgs"]) == 1 and all(height > 100 for height in facts["svgs"])  # type: ignore[union-attr]
+    assert len(facts["svgs"]) == 2 and all(height > 100 for height in facts["svgs"])  # type: ignore[union-attr]
     text = str(facts["text"])
     assert "MI300X node is 1.3" in text and "cheaper per token" in text and "torch.ops.sdpa" in text
     assert facts["scripts"] == 0 and facts["tables"] >= 4

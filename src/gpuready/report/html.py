@@ -64,4 +64,8 @@ def render_comparison_html(comparison: Comparison, sides: Sequence[Side] = ()) -
     """A comparison: conclusions, speed with intervals (table and bars), cost, beyond speed, environments."""
     bars = [plots.comparison_bars(p.metrics, p.baseline, p.other) for p in comparison.pairings]
     title = "gpuready compare · " + " vs ".join(side.name for side in comparison.sides)
-    return str(_environment().get_template("compare.html.j2").render(comparison=comparison, bars=bars, title=title))
+    steps = [(side.name, m) for side in sides for run in side.runs for m in run.measurements
+             if m.metric == "step_time"]
+    distribution = plots.step_time_distribution([m for _, m in steps], [name for name, _ in steps])
+    return str(_environment().get_template("compare.html.j2").render(comparison=comparison, bars=bars, title=title,
+                                                                      distribution=distribution))

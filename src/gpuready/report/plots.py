@@ -55,16 +55,18 @@ def _svg(figure: Any) -> str:
     return _COMMENT.sub("", text)
 
 
-def step_time_distribution(measurements: Sequence[Measurement]) -> str | None:
-    """Box plots of step time (ms) per workload and batch size."""
-    steps = [m for m in measurements if m.metric == "step_time" and len(m.samples) > 1]
+def step_time_distribution(measurements: Sequence[Measurement], prefixes: Sequence[str] = ()) -> str | None:
+    """Box plots of step time (ms) per workload and batch size; ``prefixes`` name the side of each measurement."""
+    chosen = [(m, prefixes[i] if i < len(prefixes) else "") for i, m in enumerate(measurements)
+              if m.metric == "step_time" and len(m.samples) > 1]
+    steps = [m for m, _ in chosen]
     if not steps or not available():
         return None
     figure, axes = _figure(7.0, 0.5 + 0.45 * len(steps) + 1.2)
     axes.boxplot([[s * 1e3 for s in m.samples] for m in steps], orientation="horizontal", showfliers=True)
     axes.set_yticks(range(1, len(steps) + 1),
-                    [inert(f"{m.workload} b={m.settings.get('batch_size', '?')} {m.settings.get('precision', '')}")
-                     for m in steps])
+                    [inert(f"{prefix + ': ' if prefix else ''}{m.workload} b={m.settings.get('batch_size', '?')} "
+                           f"{m.settings.get('precision', '')}") for m, prefix in chosen])
     axes.set_xlabel("step time (ms)")
     axes.set_title("Step-time distribution (every measured step)")
     return _svg(figure)

@@ -59,6 +59,20 @@ def _device_and_host(run: Run) -> tuple[str, str]:
     return device or "cpu", host
 
 
+MIGRATION_LOCK_KEY = 0x67707572
+"""PostgreSQL advisory lock held while migrating ('gpur')."""
+
+
+def _with_driver(url: str) -> str:
+    """``postgresql://`` means psycopg2 to SQLAlchemy; use psycopg 3 when that is the driver installed."""
+    if url.startswith(("postgresql://", "postgres://")):
+        import importlib.util
+
+        if importlib.util.find_spec("psycopg2") is None and importlib.util.find_spec("psycopg") is not None:
+            return "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
 class RunStore:
     """Runs in a database reached through SQLAlchemy."""
 
@@ -80,15 +94,30 @@ class RunStore:
                     cursor.execute("PRAGMA busy_timeout=60000")
                     cursor.close()
             else:
-                self.engine = create_engine(url, pool_pre_ping=True)
+                self.engine = create_engine(_with_driver(url), pool_pre_ping=True)
             self._migrate()
+        except ImportError as error:
+            raise StoreError(f"cannot open the run store {url}: its database driver is not installed ({error}); "
+                             "for PostgreSQL: pip install 'psycopg[binary]'") from error
         except SQLAlchemyError as error:
             raise StoreError(f"cannot open the run store {url}: {str(error).splitlines()[0]}") from error
+
+    def close(self) -> None:
+        """Close the pooled connections."""
+        self.engine.dispose()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     def _migrate(self) -> None:
         from sqlalchemy import text
 
         with self.engine.begin() as connection:
+            if self.engine.dialect.name == "postgresql":  # nodes opening a new database at once migrate in turn
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
             connection.execute(text("CREATE TABLE IF NOT EXISTS store_meta (version INTEGER NOT NULL)"))
             current = connection.execute(text("SELECT MAX(version) FROM store_meta")).scalar() or 0
             for version, statements in SCHEMA_MIGRATIONS:
