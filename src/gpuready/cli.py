@@ -643,6 +643,148 @@ def compare(sides: tuple[str, ...], store_url: str | None, prices: tuple[str, ..
     _print_rich(render_comparison(comparison), output)
 
 
+def _check_runner(inline: bool = False) -> Any:
+    """Re-run checks by id, each isolated as in ``gpuready check``."""
+
+    def run(check_ids: Any, device: str) -> Any:
+        from gpuready.checks.launchers import InlineLauncher, SubprocessLauncher
+        from gpuready.checks.registry import BUILTIN
+
+        specs = [BUILTIN.get(check_id) for check_id in check_ids]
+        launcher = InlineLauncher(device=device) if inline else SubprocessLauncher(device=device)
+        return launcher.run(specs, lambda *_: None)
+
+    return run
+
+
+def _bench_options(workload: str, steps: int) -> dict[str, Any]:
+    return {"workload": workload, "mode": "train", "precision": "fp32", "batch_sizes": None, "size": "tiny",
+            "sequence": None, "steps": steps, "warmup": 5, "compile": False, "dataloader_workers": 0}
+
+
+def _bench_runner(device: str) -> Any:
+    def run(options: Any) -> Any:
+        from gpuready.bench.api import benchmark
+
+        return benchmark(dict(options), device=device).run.measurements
+
+    return run
+
+
+@cli.command()
+@click.option("--checks", "check_suite", type=click.Choice(["quick", "full", "distributed"]),
+              help="Run this check suite now and record its results as the baseline.")
+@click.option("--bench", "benches", multiple=True, help="Benchmark this workload now (repeatable): a built-in "
+              "(mlp, cnn, transformer) or path.py:function.")
+@click.option("--bench-steps", type=int, default=30, show_default=True, help="Measured steps per benchmark.")
+@click.option("--model", "models", multiple=True, help="A model verified on this stack (for the runtime guard).")
+@click.option("--device", default="auto", show_default=True)
+@click.option("--threshold", type=click.FloatRange(min=0.0, max=1.0), default=0.05, show_default=True,
+              help="Slowdown that counts as a regression (beyond the measured noise).")
+@click.option("--strict-packages", is_flag=True, help="Count changes to any Python package as drift.")
+@click.option("--container-image", default="", help="The container image these results were obtained in.")
+@click.option("--requirements", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write a pinned requirements file for this framework build.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=Path("gpuready.lock"),
+              show_default=True)
+def lock(check_suite: str | None, benches: tuple[str, ...], bench_steps: int, models: tuple[str, ...], device: str,
+         threshold: float, strict_packages: bool, container_image: str, requirements: Path | None,
+         output: Path) -> None:
+    """Pin the tested environment: fingerprint, every installed package, check and benchmark baselines."""
+    from gpuready.checks.registry import BUILTIN
+    from gpuready.lock.lockfile import (
+        Lock,
+        LockedBench,
+        Thresholds,
+        installed_distributions,
+        pinned_requirements,
+        render_lock,
+    )
+    from gpuready.probe import collect_fingerprint
+
+    fingerprint = collect_fingerprint()
+    distributions, sources = installed_distributions()
+    checks: dict[str, str] = {}
+    if check_suite:
+        ids = [spec.id for spec in BUILTIN.select(check_suite)]
+        checks = {r.check_id: r.status.value for r in _check_runner()(ids, device)}
+        click.echo(f"checks: {sum(v == 'pass' for v in checks.values())}/{len(checks)} pass", err=True)
+    locked_benches = []
+    for workload in benches:
+        options = _bench_options(workload, bench_steps)
+        locked_benches.append(LockedBench(options, tuple(_bench_runner(device)(options))))
+        click.echo(f"benchmarked {workload}", err=True)
+    image = container_image or os.environ.get("GPUREADY_CONTAINER_IMAGE", "")
+    result = Lock(fingerprint, distributions, sources, image, tuple(models), check_suite or "", device, checks,
+                  tuple(locked_benches), Thresholds(threshold, strict_packages), __version__)
+    write_output(output, render_lock(result))
+    if requirements is not None:
+        write_output(requirements, pinned_requirements(result))
+    click.echo(f"wrote {output}: {len(distributions)} packages, {len(checks)} checks, {len(locked_benches)} "
+               f"benchmark(s), models: {', '.join(models) or 'none'}")
+
+
+@cli.command()
+@click.argument("lock_file", type=click.Path(dir_okay=False, path_type=Path), default=Path("gpuready.lock"))
+@click.option("--no-rerun", is_flag=True, help="Only compare the environment; do not re-run checks or benchmarks.")
+@click.option("--device", help="Device for the re-runs (default: the one in the lock).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def verify(lock_file: Path, no_rerun: bool, device: str | None, as_json: bool) -> None:
+    """Re-verify after an upgrade: what drifted, what regressed, the likely cause. Exit 1 on drift or regression."""
+    import json
+
+    from gpuready.lock.lockfile import installed_distributions, read_lock
+    from gpuready.lock.verify import verify as verify_lock
+    from gpuready.model import to_dict
+    from gpuready.probe import collect_fingerprint
+
+    locked = read_lock(lock_file)
+    chosen = device or locked.check_device
+    report = verify_lock(locked, collect_fingerprint(), installed_distributions()[0],
+                         None if no_rerun else _check_runner(), None if no_rerun else _bench_runner(chosen))
+    if as_json:
+        data = to_dict(report)
+        data.update(ok=report.ok, drift=to_dict(report.drift), likely_cause=to_dict(report.likely_cause))
+        click.echo(json.dumps(data, indent=2))
+    else:
+        from gpuready.report.verify_text import render_verify
+
+        _print_rich(render_verify(report), None)
+    raise click.exceptions.Exit(int(ExitCode.OK if report.ok else ExitCode.FINDINGS))
+
+
+@cli.command("diff")
+@click.argument("run_a")
+@click.argument("run_b")
+@_store_option
+@click.option("--all", "show_all", is_flag=True, help="Also list non-framework Python packages.")
+@click.option("--json", "as_json", is_flag=True)
+def diff_runs(run_a: str, run_b: str, store_url: str | None, show_all: bool, as_json: bool) -> None:
+    """Environment differences between two Runs (ids or JSON files), classified; exit 1 when relevant ones exist."""
+    import json
+
+    from gpuready.compare.load import load_sides
+    from gpuready.errors import InputError
+    from gpuready.lock import classify_changes
+    from gpuready.model import to_dict
+    from gpuready.store import open_store
+
+    sides = load_sides([run_a, run_b], lambda: open_store(store_url))
+    fingerprints = [side.runs[0].fingerprint for side in sides]
+    if fingerprints[0] is None or fingerprints[1] is None:
+        raise InputError("both runs need a fingerprint to diff", source=run_a if fingerprints[0] is None else run_b)
+    changes = classify_changes(fingerprints[0], fingerprints[1])
+    shown = [c for c in changes if show_all or c.relevant]
+    if as_json:
+        click.echo(json.dumps([{**to_dict(c), "relevant": c.relevant} for c in shown], indent=2))
+    else:
+        for change in shown:
+            click.echo(f"{change.kind.value:<22} {change.field:<32} {change.before or '-'} -> {change.after or '-'}")
+        hidden = len(changes) - len(shown)
+        click.echo(f"{len(shown)} difference(s)" + (f"; {hidden} other package change(s) (--all)" if hidden else ""))
+    raise click.exceptions.Exit(int(ExitCode.FINDINGS if any(c.relevant for c in changes) else ExitCode.OK))
+
+
 @cli.group()
 def data() -> None:
     """The compatibility data gpuready judges with."""

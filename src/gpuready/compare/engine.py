@@ -20,7 +20,7 @@ SKIP_METRICS = frozenset({"mfu"})
 """Fractions of each machine's own peak: shown per side, not as a ratio."""
 
 
-def _key(m: Measurement) -> str:
+def alignment_key(m: Measurement) -> str:
     settings = {k: v for k, v in sorted(m.settings.items()) if k not in NOT_SETTINGS}
     return json.dumps([m.workload, m.metric, settings], default=str, sort_keys=True)
 
@@ -37,7 +37,7 @@ def _measurements(side: Side) -> dict[str, Measurement]:
     for run in side.runs:
         for m in run.measurements:
             if m.metric not in SKIP_METRICS and m.samples:
-                found[_key(m)] = m
+                found[alignment_key(m)] = m
     return found
 
 
