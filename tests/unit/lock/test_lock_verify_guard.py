@@ -196,3 +196,19 @@ def test_lock_then_verify_on_this_machine(tmp_path: Path, capsys: pytest.Capture
     assert "VERIFIED" in capsys.readouterr().out
     assert main(["verify", str(path), "--no-rerun", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["ok"] is True
+
+
+def test_lock_files_validate_against_the_committed_schema() -> None:
+    import jsonschema
+
+    from gpuready.lock.schema import render_lock_schema
+
+    committed = Path(__file__).parents[3] / "docs" / "schema" / "lock.schema.json"
+    assert committed.read_text() == render_lock_schema(), (
+        "docs/schema/lock.schema.json is stale: python -m gpuready.lock.schema > docs/schema/lock.schema.json")
+    schema = json.loads(committed.read_text())
+    jsonschema.validate(json.loads(render_lock(_lock())), schema)
+    broken = json.loads(render_lock(_lock()))
+    broken["thresholds"]["slowdown"] = "fast"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)
