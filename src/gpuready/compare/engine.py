@@ -142,8 +142,10 @@ def _conclusion(baseline: SideSummary, other: SideSummary, rows: Sequence[Metric
         a, b = base_cost[shared[0]], other_cost[shared[0]]
         change = b.usd_per_million / a.usd_per_million - 1 if a.usd_per_million else 0.0
         word = "cheaper" if change < 0 else "more expensive"
+        noisy = headline is not None and headline.advantage.within_noise
         parts.append(f"{abs(change):.0%} {word} per {b.unit[:-1]} (${b.usd_per_million:.4g} against "
-                     f"${a.usd_per_million:.4g} per million)")
+                     f"${a.usd_per_million:.4g} per million" + (", a point estimate from throughputs that are within "
+                                                                "noise of each other)" if noisy else ")"))
     if other.checks or baseline.checks:
         if parity:
             parts.append(f"{len(parity)} check(s) differ between the two ({', '.join(c for c, _, _ in parity[:3])})")

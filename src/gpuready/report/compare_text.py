@@ -8,7 +8,7 @@ from rich.text import Text
 
 from gpuready.compare import Comparison
 from gpuready.compare.model import MetricComparison
-from gpuready.report.units import format_value
+from gpuready.report.units import describe_settings, format_value
 
 
 def advantage_text(row: MetricComparison) -> tuple[str, str]:
@@ -24,11 +24,6 @@ def advantage_text(row: MetricComparison) -> tuple[str, str]:
     return f"{advantage.ratio:.3f}x{interval}", verdict
 
 
-def _settings(settings: dict[str, object]) -> str:
-    keys = ("mode", "precision", "batch_size", "compile")
-    return " ".join(f"{k}={settings[k]}" for k in keys if k in settings)
-
-
 def render_comparison(comparison: Comparison) -> RenderableType:
     """Everything in one group of rich renderables."""
     parts: list[RenderableType] = []
@@ -40,7 +35,7 @@ def render_comparison(comparison: Comparison) -> RenderableType:
         for column in ("workload", "settings", "metric", pairing.baseline, pairing.other, "advantage", "verdict"):
             table.add_column(column, overflow="fold")
         for row in pairing.metrics:
-            table.add_row(row.workload, _settings(row.settings), row.metric,
+            table.add_row(row.workload, describe_settings(row.settings), row.metric,
                           format_value(row.baseline_median, row.unit),
                           format_value(row.other_median, row.unit), *advantage_text(row))
         parts.append(table)

@@ -12,7 +12,7 @@ from gpuready.compare.environment import flatten
 from gpuready.model import CheckResult, Run
 from gpuready.report import plots
 from gpuready.report.compare_text import advantage_text
-from gpuready.report.units import format_value
+from gpuready.report.units import describe_settings, format_value
 
 
 def _environment() -> Any:
@@ -20,13 +20,10 @@ def _environment() -> Any:
 
     environment = Environment(loader=PackageLoader("gpuready.report", "templates"),
                               autoescape=select_autoescape(default=True, default_for_string=True))
-    environment.globals.update(value=format_value, advantage=advantage_text, settings=_settings, details=_details,
+    environment.globals.update(value=format_value, advantage=advantage_text, details=_details,
+                               settings=lambda settings: describe_settings(settings, None),
                                tool_version=__version__, plots_available=plots.available())
     return environment
-
-
-def _settings(settings: dict[str, object]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in settings.items() if k not in ("device", "workload"))
 
 
 def _details(result: CheckResult) -> str:

@@ -9,7 +9,7 @@ from gpuready.compare import Comparison
 from gpuready.compare.environment import flatten
 from gpuready.model import Run
 from gpuready.report.compare_text import advantage_text
-from gpuready.report.units import format_value
+from gpuready.report.units import describe_settings, format_value
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>#!|~$])")
 
@@ -25,10 +25,6 @@ def _table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> list[s
     lines = ["| " + " | ".join(escape(h) for h in header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(escape(cell) for cell in row) + " |" for row in rows]
     return lines + [""]
-
-
-def _settings(settings: dict[str, object]) -> str:
-    return " ".join(f"{k}={v}" for k, v in settings.items() if k in ("mode", "precision", "batch_size", "compile"))
 
 
 def render_run_markdown(run: Run) -> str:
@@ -48,7 +44,7 @@ def render_run_markdown(run: Run) -> str:
                         [[r.check_id, r.status.value, f"{r.duration_s:.2f}"] for r in run.results])
     if run.measurements:
         lines += _table(["workload", "metric", "settings", "median", "p10 - p90", "n"],
-                        [[m.workload, m.metric, _settings(m.settings), format_value(m.summary.median, m.unit),
+                        [[m.workload, m.metric, describe_settings(m.settings), format_value(m.summary.median, m.unit),
                           f"{format_value(m.summary.p10, m.unit)} - {format_value(m.summary.p90, m.unit)}"
                           if m.summary.count > 1 else "", m.summary.count] for m in run.measurements])
     return "\n".join(lines)
@@ -61,7 +57,7 @@ def render_comparison_markdown(comparison: Comparison) -> str:
         lines += [f"### {escape(pairing.other)} against {escape(pairing.baseline)}", "", escape(pairing.conclusion), ""]
         lines += _table(["workload", "settings", "metric", pairing.baseline, pairing.other, "advantage (95% CI)",
                          "verdict"],
-                        [[row.workload, _settings(row.settings), row.metric,
+                        [[row.workload, describe_settings(row.settings), row.metric,
                           format_value(row.baseline_median, row.unit), format_value(row.other_median, row.unit),
                           *advantage_text(row)] for row in pairing.metrics])
         if pairing.cost:

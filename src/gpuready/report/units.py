@@ -12,3 +12,14 @@ def format_value(value: float, unit: str) -> str:
     if unit == "fraction":
         return f"{value:.1%}"
     return f"{value:,.4g} {unit}"
+
+
+SHOWN_SETTINGS = ("mode", "precision", "batch_size", "compile")
+"""The workload settings a comparison row shows (the rest are in the Run)."""
+
+
+def describe_settings(settings: dict[str, object], keys: tuple[str, ...] | None = SHOWN_SETTINGS) -> str:
+    """``mode=train precision=bf16 ...`` for the chosen keys (``None``: every key but device and workload)."""
+    if keys is None:
+        return ", ".join(f"{k}={v}" for k, v in settings.items() if k not in ("device", "workload"))
+    return " ".join(f"{k}={settings[k]}" for k in keys if k in settings)

@@ -171,3 +171,8 @@ def test_three_sides_compare_each_with_the_baseline() -> None:
     assert "CPU is 10.0" in comparison.pairings[1].conclusion
     with pytest.raises(ValueError):
         compare_sides(sides[:1])
+
+
+def test_cost_of_runs_within_noise_is_flagged_as_a_point_estimate() -> None:
+    comparison = compare_sides(_sides(0.1, 0.1, seed_b=7), CostInputs({"H100": 2.5, "MI300X": 2.0}))
+    assert "point estimate from throughputs that are within noise" in comparison.pairings[0].conclusion
