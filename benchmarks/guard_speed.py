@@ -41,8 +41,8 @@ def main() -> int:
         cold = []
         for _ in range(7):
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-c", "import sys, gpuready.guard as g; g.decide('bench-model', sys.argv[1])",
-                            str(path)], check=True)
+            code = "import sys, gpuready.guard as g; g.decide('bench-model', sys.argv[1])"
+            subprocess.run([sys.executable, "-c", code, str(path)], check=True)
             cold.append(time.perf_counter() - start)
     python_alone = []
     for _ in range(7):
