@@ -514,33 +514,38 @@ def runs_export(store_url: str | None, run_id: str, output: Path) -> None:
 @runs.command("import")
 @_store_option
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def runs_import(store_url: str | None, files: tuple[Path, ...]) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the imported run ids as JSON.")
+def runs_import(store_url: str | None, files: tuple[Path, ...], as_json: bool) -> None:
     """Store Runs saved as JSON (from another machine)."""
     import json
 
-    from gpuready.errors import InputError
-    from gpuready.model import Run
+    from gpuready.compare.load import read_run_file
     from gpuready.store import open_store
 
-    store = open_store(store_url)
-    for file in files:
-        try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise InputError(f"not a JSON Run: {error}", source=str(file)) from error
-        click.echo(f"imported {store.save(Run.from_dict(data, source=str(file)))[:12]} from {file}")
+    runs = [read_run_file(file) for file in files]  # every file is read before anything is stored
+    with open_store(store_url) as store:
+        ids = [store.save(run) for run in runs]
+    if as_json:
+        click.echo(json.dumps(ids))
+    else:
+        for run_id, file in zip(ids, files, strict=True):
+            click.echo(f"imported {run_id[:12]} from {file}")
 
 
 @runs.command("delete")
 @_store_option
 @click.argument("run_ids", nargs=-1, required=True)
-def runs_delete(store_url: str | None, run_ids: tuple[str, ...]) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the deleted run ids as JSON.")
+def runs_delete(store_url: str | None, run_ids: tuple[str, ...], as_json: bool) -> None:
     """Delete stored Runs by id."""
+    import json
+
     from gpuready.store import open_store
 
-    store = open_store(store_url)
-    ids = [store.get(run_id).id for run_id in run_ids]
-    click.echo(f"deleted {store.delete(ids)} run(s)")
+    with open_store(store_url) as store:
+        ids = [store.get(run_id).id for run_id in run_ids]
+        count = store.delete(ids)
+    click.echo(json.dumps(ids) if as_json else f"deleted {count} run(s)")
 
 
 @cli.command()
@@ -552,8 +557,9 @@ def runs_delete(store_url: str | None, run_ids: tuple[str, ...]) -> None:
 @click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), help="JUnit XML of the checks.")
 @click.option("--prom", type=click.Path(dir_okay=False, path_type=Path),
               help="Prometheus textfile (node-exporter's textfile collector).")
+@click.option("--json", "as_json", is_flag=True, help="Print the Run as JSON instead of Markdown.")
 def report(run_ref: str, store_url: str | None, html_file: Path | None, md_file: Path | None, junit: Path | None,
-           prom: Path | None) -> None:
+           prom: Path | None, as_json: bool) -> None:
     """Render a stored run (id or unique prefix) or a Run JSON file; Markdown on stdout without options."""
     from gpuready.compare.load import load_sides
     from gpuready.report.markdown import render_run_markdown
@@ -574,7 +580,11 @@ def report(run_ref: str, store_url: str | None, html_file: Path | None, md_file:
         from gpuready.report.prometheus import render_prometheus
 
         write_output(prom, render_prometheus(run, _verdict_of(run)))
-    if not any((html_file, md_file, junit, prom)):
+    if as_json:
+        from gpuready.report.json_report import render_json
+
+        click.echo(render_json(run), nl=False)
+    elif not any((html_file, md_file, junit, prom)):
         click.echo(render_run_markdown(run), nl=False)
 
 
@@ -687,9 +697,10 @@ def _bench_runner(device: str) -> Any:
               help="Also write a pinned requirements file for this framework build.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=Path("gpuready.lock"),
               show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Also print the lock document on stdout.")
 def lock(check_suite: str | None, benches: tuple[str, ...], bench_steps: int, models: tuple[str, ...], device: str,
          threshold: float, strict_packages: bool, container_image: str, requirements: Path | None,
-         output: Path) -> None:
+         output: Path, as_json: bool) -> None:
     """Pin the tested environment: fingerprint, every installed package, check and benchmark baselines."""
     from gpuready.checks.registry import BUILTIN
     from gpuready.lock.lockfile import (
@@ -720,8 +731,10 @@ def lock(check_suite: str | None, benches: tuple[str, ...], bench_steps: int, mo
     write_output(output, render_lock(result))
     if requirements is not None:
         write_output(requirements, pinned_requirements(result))
+    if as_json:
+        click.echo(render_lock(result), nl=False)
     click.echo(f"wrote {output}: {len(distributions)} packages, {len(checks)} checks, {len(locked_benches)} "
-               f"benchmark(s), models: {', '.join(models) or 'none'}")
+               f"benchmark(s), models: {', '.join(models) or 'none'}", err=as_json)
 
 
 @cli.command()

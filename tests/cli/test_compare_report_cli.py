@@ -94,6 +94,8 @@ def test_report_writes_every_format_and_escapes(tmp_path: Path, capsys: pytest.C
     assert 'gpuready_verdict{kind="check",device="",label="",verdict="fail"} 1' in prom
     code = main(["report", str(path)])
     assert code == 0 and "1 of 2 checks passed" in capsys.readouterr().out
+    assert main(["report", str(path), "--json"]) == 0
+    assert Run.from_dict(json.loads(capsys.readouterr().out)) == run
 
 
 def test_markdown_escape_neutralises_markup() -> None:
@@ -137,3 +139,20 @@ def test_doctor_writes_a_prometheus_textfile_for_monitoring(tmp_path: Path,
     assert 'kind="doctor"' in verdict and verdict.endswith(" 1")
     assert ('verdict="NOT READY"' in verdict) == (code == 1)
     assert 'gpuready_findings{kind="doctor"' in text
+
+
+def test_runs_import_and_delete_speak_json_and_import_all_or_nothing(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = _pair(tmp_path)
+    url = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    assert main(["runs", "import", str(a), str(bad), "--store", url]) == 2
+    with open_store(url) as store:
+        assert store.count() == 0, "a bad file stores nothing"
+    capsys.readouterr()
+    assert main(["runs", "import", str(a), str(b), "--store", url, "--json"]) == 0
+    ids = json.loads(capsys.readouterr().out)
+    assert len(ids) == 2
+    assert main(["runs", "delete", ids[0][:10], "--store", url, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [ids[0]]

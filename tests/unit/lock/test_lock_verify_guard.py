@@ -187,8 +187,10 @@ def test_diff_two_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 def test_lock_then_verify_on_this_machine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "gpuready.lock"
     requirements = tmp_path / "requirements.txt"
-    assert main(["lock", "--model", "tiny", "-o", str(path), "--requirements", str(requirements)]) == 0
+    assert main(["lock", "--model", "tiny", "-o", str(path), "--requirements", str(requirements), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
     lock = read_lock(path)
+    assert printed["models"] == ["tiny"] and printed["created_at"] == lock.created_at
     assert lock.models == ("tiny",) and "pytest" in lock.distributions
     assert "pytest==" in requirements.read_text()
     capsys.readouterr()
