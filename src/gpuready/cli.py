@@ -73,9 +73,9 @@ def _save(run: Run, options: dict[str, Any]) -> Run:
             store.save(run)
         click.echo(f"saved run {run.id[:12]} ({run.kind.value}) to {store.url}", err=True)
     if options.get("prom") is not None:
-        from gpuready.report.prometheus import render_prometheus
+        from gpuready.report.prometheus import render_prometheus, run_verdict
 
-        write_output(options["prom"], render_prometheus(run, _verdict_of(run)))
+        write_output(options["prom"], render_prometheus(run, run_verdict(run)))
     return run
 
 
@@ -577,30 +577,15 @@ def report(run_ref: str, store_url: str | None, html_file: Path | None, md_file:
 
         write_output(junit, render_junit(run))
     if prom is not None:
-        from gpuready.report.prometheus import render_prometheus
+        from gpuready.report.prometheus import render_prometheus, run_verdict
 
-        write_output(prom, render_prometheus(run, _verdict_of(run)))
+        write_output(prom, render_prometheus(run, run_verdict(run)))
     if as_json:
         from gpuready.report.json_report import render_json
 
         click.echo(render_json(run), nl=False)
     elif not any((html_file, md_file, junit, prom)):
         click.echo(render_run_markdown(run), nl=False)
-
-
-def _verdict_of(run: Run) -> str | None:
-    """The doctor verdict of a doctor Run, the scan verdict of a scan Run; none for the others."""
-    if run.kind.value == "doctor":
-        from gpuready.compat.judge import verdict
-
-        return str(verdict(list(run.findings)).value)
-    if run.kind.value == "scan":
-        from gpuready.scan.engine import verdict as scan_verdict
-
-        return scan_verdict(run.findings)
-    if run.results:
-        return "pass" if all(r.status.value in ("pass", "skip") for r in run.results) else "fail"
-    return None
 
 
 @cli.command()

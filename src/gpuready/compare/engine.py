@@ -157,10 +157,11 @@ def _conclusion(baseline: SideSummary, other: SideSummary, rows: Sequence[Metric
 
 
 def _parity(baseline: SideSummary, other: SideSummary) -> list[tuple[str, str, str]]:
+    if not baseline.checks or not other.checks:
+        return []  # parity needs checks on both sides; one side alone is shown as "not run"
     ids = sorted(baseline.checks.keys() | other.checks.keys())
     return [(check_id, baseline.checks.get(check_id, "not run"), other.checks.get(check_id, "not run"))
-            for check_id in ids if baseline.checks.get(check_id) != other.checks.get(check_id)
-            and baseline.checks and other.checks]
+            for check_id in ids if baseline.checks.get(check_id) != other.checks.get(check_id)]
 
 
 def compare_sides(sides: Sequence[Side], cost: CostInputs | None = None) -> Comparison:

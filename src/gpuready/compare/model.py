@@ -105,5 +105,7 @@ class Comparison:
     """(field, value per side) for every fingerprint field; ``differs`` tells which ones differ."""
     assumptions: tuple[str, ...] = ()
 
-    def differs(self, values: tuple[str, ...]) -> bool:
+    @staticmethod
+    def differs(values: tuple[str, ...]) -> bool:
+        """True when the sides disagree on an environment field."""
         return len(set(values)) > 1

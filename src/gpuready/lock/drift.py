@@ -83,8 +83,8 @@ def _fields(fingerprint: Fingerprint) -> dict[str, tuple[ChangeKind, str]]:
 
 
 def classify_changes(before: Fingerprint, after: Fingerprint) -> list[Change]:
-    """Every field that differs, most relevant kinds first. A fact unknown on one side counts as a change only when
-    the other side knows it and the field is not a framework probe that was skipped (``''`` on both is equal)."""
+    """Every field that differs, most relevant kinds first. A fact known on one side and unknown on the other
+    (``''``) is a change too: a driver that can no longer be read is as suspicious as one that changed."""
     old, new = _fields(before), _fields(after)
     changes = []
     for name in old.keys() | new.keys():

@@ -26,6 +26,21 @@ def _family(name: str, kind: str, help_text: str, samples: Iterable[tuple[str, f
     return [f"# HELP {name} {help_text}", f"# TYPE {name} {kind}", *rows] if rows else []
 
 
+def run_verdict(run: Run) -> str | None:
+    """The verdict a Run stands for: doctor's and scan's own, pass/fail for checks; none for the rest."""
+    if run.kind.value == "doctor":
+        from gpuready.compat.judge import verdict
+
+        return str(verdict(list(run.findings)).value)
+    if run.kind.value == "scan":
+        from gpuready.scan.engine import verdict as scan_verdict
+
+        return scan_verdict(run.findings)
+    if run.results:
+        return "pass" if all(r.status.value in ("pass", "skip") for r in run.results) else "fail"
+    return None
+
+
 def render_prometheus(run: Run, verdict: str | None = None) -> str:
     """Verdict, findings by severity, check outcomes and the median of each measurement, labelled by the Run."""
     device = next((str(d.name.value) for d in run.fingerprint.devices if d.name.value), "cpu") \

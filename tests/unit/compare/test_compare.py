@@ -176,3 +176,11 @@ def test_three_sides_compare_each_with_the_baseline() -> None:
 def test_cost_of_runs_within_noise_is_flagged_as_a_point_estimate() -> None:
     comparison = compare_sides(_sides(0.1, 0.1, seed_b=7), CostInputs({"H100": 2.5, "MI300X": 2.0}))
     assert "point estimate from throughputs that are within noise" in comparison.pairings[0].conclusion
+
+
+def test_parity_needs_checks_on_both_sides() -> None:
+    checks = check_run(MI300X, {"torch.ops.sdpa": CheckStatus.FAIL})
+    sides = _sides(0.1, 0.1)
+    comparison = compare_sides([sides[0], Side("MI300X", (*sides[1].runs, checks))])
+    assert comparison.pairings[0].parity == ()
+    assert "0 of 1 checks pass on MI300X" in comparison.pairings[0].conclusion
