@@ -37,13 +37,28 @@ def _settings(options: dict[str, Any], batch_size: int | None) -> StepSettings:
 
 def peak_tflops(device_name: str, precision: str) -> float | None:
     """The catalogue's dense peak for this GPU and dtype, when it has one."""
+    found = catalogue_peak_of(device_name, DTYPE_OF_PRECISION.get(precision, "fp32"))
+    return found[0] if found else None
+
+
+def catalogue_peak_of(device_name: str, key: str) -> tuple[float, dict[str, object]] | None:
+    """A GPU's catalogue peak (a dtype's dense TFLOP/s, or ``bandwidth`` in GB/s) and where it was read.
+
+    The second item goes into a measurement's settings: ``peak_source`` (URL) and ``peak_confirmed`` (the vendor's
+    own text, or a third-party copy of its figures).
+    """
     if device_name == "cpu":
         return None
     from gpuready.compat.catalogue import find_gpu
     from gpuready.compat.load import load_dataset
 
     entry = find_gpu(load_dataset().gpus.gpus, device_name)
-    return entry.peak_tflops.get(DTYPE_OF_PRECISION.get(precision, "fp32")) if entry else None
+    if entry is None:
+        return None
+    value = entry.memory_bandwidth_gbps if key == "bandwidth" else entry.peak_tflops.get(key)
+    if not value:
+        return None
+    return value, {"peak_source": entry.peak_source, "peak_confirmed": entry.peak_confirmed}
 
 
 def measurements_of(report: StepReport, settings: StepSettings) -> list[Measurement]:
@@ -60,10 +75,11 @@ def measurements_of(report: StepReport, settings: StepSettings) -> list[Measurem
     if report.flops_per_step:
         achieved = rate(report.flops_per_step / 1e12, steps)
         result.append(measurement("achieved_tflops", "TFLOP/s", achieved, label, common))
-        peak = peak_tflops(report.device, settings.precision)
-        if peak:
+        found = catalogue_peak_of(report.device, DTYPE_OF_PRECISION.get(settings.precision, "fp32"))
+        if found:
+            peak, provenance = found
             result.append(measurement("mfu", "fraction", [a / peak for a in achieved], label,
-                                      {**common, "peak_tflops": peak}))
+                                      {**common, "peak_tflops": peak, **provenance}))
     result.append(measurement("peak_memory", "bytes", [report.peak_memory_bytes], label,
                               {**common, "kind": report.memory_kind}))
     energy = report.extra.get("energy_per_step_j")

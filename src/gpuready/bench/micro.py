@@ -71,24 +71,20 @@ def gemm(device_name: str = "auto", repeat: int = 5, sizes: tuple[int, ...] | No
                 best = (sweep[str(n)], tflops, n)
         assert best is not None
         settings: dict[str, object] = {"best_n": best[2], "sweep_median_tflops": sweep, "device": str(device)}
-        peak = catalogue_peak(torch, device, label)
-        if peak:
-            settings |= {"peak": peak, "fraction_of_peak": best[0] / peak}
+        found = catalogue_peak(torch, device, label)
+        if found:
+            settings |= {"peak": found[0], "fraction_of_peak": best[0] / found[0], **found[1]}
         results.append(measurement(f"gemm_tflops_{label}", "TFLOP/s", best[1], "micro.gemm", settings))
     return results
 
 
-def catalogue_peak(torch: Any, device: Any, key: str) -> float | None:
-    """The GPU catalogue's peak for this device: a dtype's dense TFLOP/s, or ``bandwidth`` in GB/s."""
+def catalogue_peak(torch: Any, device: Any, key: str) -> tuple[float, dict[str, object]] | None:
+    """The GPU catalogue's peak for this device and where it was read (see ``catalogue_peak_of``)."""
     if device.type != "cuda":
         return None
-    from gpuready.compat.catalogue import find_gpu
-    from gpuready.compat.load import load_dataset
+    from gpuready.bench.check import catalogue_peak_of
 
-    entry = find_gpu(load_dataset().gpus.gpus, torch.cuda.get_device_name(device))
-    if entry is None:
-        return None
-    return entry.memory_bandwidth_gbps if key == "bandwidth" else entry.peak_tflops.get(key)
+    return catalogue_peak_of(torch.cuda.get_device_name(device), key)
 
 
 def copy_bandwidth(device_name: str = "auto", repeat: int = 5, megabytes: int = 256) -> list[Measurement]:
@@ -103,9 +99,9 @@ def copy_bandwidth(device_name: str = "auto", repeat: int = 5, megabytes: int = 
     seconds = _timed(torch, device, lambda: target.copy_(source), repeat)
     rates = [2 * bytes_moved / s / 1e9 for s in seconds]
     settings: dict[str, object] = {"megabytes": megabytes, "device": str(device)}
-    peak = catalogue_peak(torch, device, "bandwidth")
-    if peak:
-        settings |= {"peak": peak, "fraction_of_peak": sorted(rates)[len(rates) // 2] / peak}
+    found = catalogue_peak(torch, device, "bandwidth")
+    if found:
+        settings |= {"peak": found[0], "fraction_of_peak": sorted(rates)[len(rates) // 2] / found[0], **found[1]}
     results = [measurement("copy_gbps", "GB/s", rates, "micro.copy", settings)]
     if device.type == "cuda":
         for label, host in (("pinned", torch.empty(count, dtype=torch.float32).pin_memory()),

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import yaml
 
 from gpuready.compat.schema import (
+    PEAK_DTYPES,
     CudaData,
     GpuCatalogue,
     JaxData,
@@ -95,12 +96,32 @@ def _entries(value: Any, path: str) -> Iterable[tuple[str, Any]]:
             yield f"$.{name}[{index}]", entry
 
 
+def _check_rates(entry: Any, path: str, where: str) -> None:
+    for dtype, tflops in (getattr(entry, "peak_tflops", None) or {}).items():
+        if dtype not in PEAK_DTYPES:
+            raise SchemaError(f"expected one of {', '.join(PEAK_DTYPES)}, got {dtype!r}", source=path,
+                              field=f"{where}.peak_tflops")
+        if not isinstance(tflops, int | float) or isinstance(tflops, bool) or not tflops > 0:
+            raise SchemaError(f"expected a positive number of TFLOP/s, got {tflops!r}", source=path,
+                              field=f"{where}.peak_tflops.{dtype}")
+    bandwidth = getattr(entry, "memory_bandwidth_gbps", None)
+    if bandwidth is not None and not bandwidth > 0:
+        raise SchemaError(f"expected a positive GB/s, got {bandwidth!r}", source=path,
+                          field=f"{where}.memory_bandwidth_gbps")
+    if getattr(entry, "rates_source", None) and getattr(entry, "rates_read", None) is None:
+        raise SchemaError("rates_source needs rates_read (the date the rates were read)", source=path,
+                          field=f"{where}.rates_read")
+
+
 def _check_entries(value: Any, path: str) -> None:
     keys: dict[str, str] = {}
     for where, entry in _entries(value, path):
-        source = getattr(entry, "source", None)
-        if source is not None and not str(source).startswith("https://"):
-            raise SchemaError(f"source must be an https:// URL, got {source!r}", source=path, field=f"{where}.source")
+        for source_field in ("source", "rates_source"):
+            source = getattr(entry, source_field, None)
+            if source is not None and not str(source).startswith("https://"):
+                raise SchemaError(f"{source_field} must be an https:// URL, got {source!r}", source=path,
+                                  field=f"{where}.{source_field}")
+        _check_rates(entry, path, where)
         for arch_field in ("arch", "min_arch"):
             arch = getattr(entry, arch_field, None)
             if isinstance(arch, str) and not _ARCH.match(arch):

@@ -47,6 +47,25 @@ class GpuEntry:
     pci_device_ids: tuple[str, ...] = ()
     confirmed: bool = True
     notes: str = ""
+    rates_source: str | None = None
+    """Where ``peak_tflops`` and ``memory_bandwidth_gbps`` were read, when not from ``source``."""
+    rates_read: datetime.date | None = None
+    rates_confirmed: bool | None = None
+    """Whether the rates come from the vendor's own text; ``None`` means ``confirmed`` covers them."""
+
+    @property
+    def peak_source(self) -> str:
+        """The URL behind the peak rates and bandwidth."""
+        return self.rates_source or self.source
+
+    @property
+    def peak_confirmed(self) -> bool:
+        """True when the peak rates were read in the vendor's own material."""
+        return self.confirmed if self.rates_confirmed is None else self.rates_confirmed
+
+
+PEAK_DTYPES = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8")
+"""The keys ``peak_tflops`` may use (``int8`` is TOPS)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,13 +10,17 @@ from gpuready.bench.targets import TargetResult
 from gpuready.model import Run
 from gpuready.report.units import format_value as _value
 
+UNCONFIRMED_MARK = "*"
+UNCONFIRMED_NOTE = "* peak read in a third-party copy of the vendor's figures, not in the vendor's own text"
+
 
 def _of_peak(measurement: object) -> str:
     settings = getattr(measurement, "settings", {})
+    mark = UNCONFIRMED_MARK if settings.get("peak_confirmed") is False else ""
     if "fraction_of_peak" in settings:
-        return f"{settings['fraction_of_peak']:.0%} of {settings['peak']:g}"
+        return f"{settings['fraction_of_peak']:.0%} of {settings['peak']:g}{mark}"
     if getattr(measurement, "metric", "") == "mfu":
-        return f"of {settings.get('peak_tflops', '?')} TFLOP/s"
+        return f"of {settings.get('peak_tflops', '?')} TFLOP/s{mark}"
     return ""
 
 
@@ -31,6 +35,8 @@ def render_bench(run: Run, targets: tuple[TargetResult, ...]) -> RenderableType:
                       f"{_value(s.p10, m.unit)} - {_value(s.p90, m.unit)}" if s.count > 1 else "",
                       f"{s.spread:.1%}" if s.count > 1 else "", str(s.count), _of_peak(m))
     parts: list[RenderableType] = [table]
+    if any(m.settings.get("peak_confirmed") is False for m in run.measurements):
+        parts.append(Text(UNCONFIRMED_NOTE, style="dim"))
     for result in run.results:
         if result.status.value != "pass":
             parts.append(Text(f"{result.check_id}: {result.status.value} {result.details.get('reason', '')}",

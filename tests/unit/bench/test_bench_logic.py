@@ -132,6 +132,8 @@ def test_mfu_against_the_catalogue_peak() -> None:
     found = {m.metric: m for m in measurements_of(report, StepSettings(precision="bf16"))}
     assert found["achieved_tflops"].summary.median == pytest.approx(650.0)
     assert found["mfu"].summary.median == pytest.approx(650.0 / 1307.4)
+    assert found["mfu"].settings["peak_confirmed"] is True, "MI300X rates are read in ROCm's own docs"
+    assert "mi300" in str(found["mfu"].settings["peak_source"])
     assert found["tokens_per_s"].summary.median == pytest.approx(4096 / 0.010)
     assert found["data_time_share"].samples[0] == pytest.approx(0.003 / 0.035)
     assert "energy_per_step" not in found, "no energy counter: no energy figure"
@@ -140,3 +142,21 @@ def test_mfu_against_the_catalogue_peak() -> None:
     assert found["energy_per_step"].samples == (5.0,)
     assert found["average_power"].samples[0] == pytest.approx(5.0 / (0.032 / 3))
     assert found["joules_per_token"].samples[0] == pytest.approx(5.0 / 4096)
+
+
+def test_a_peak_from_third_party_material_is_marked_in_the_table() -> None:
+    from rich.console import Console
+
+    from gpuready.model import Run, RunKind
+    from gpuready.report.bench_text import UNCONFIRMED_NOTE, render_bench
+
+    def rendered(confirmed: bool) -> str:
+        gemm = measurement("gemm_tflops_bf16", "TFLOP/s", [400.0, 410.0], "micro.gemm",
+                           {"peak": 989.4, "fraction_of_peak": 0.41, "peak_confirmed": confirmed,
+                            "peak_source": "https://example.com/datasheet"})  # synthetic measurement
+        console = Console(width=200, record=True)
+        console.print(render_bench(Run(kind=RunKind.BENCH, tool_version="t", measurements=(gemm,)), ()))
+        return console.export_text()
+
+    assert "41% of 989.4*" in rendered(False) and UNCONFIRMED_NOTE in rendered(False)
+    assert "41% of 989.4 " in rendered(True) and UNCONFIRMED_NOTE not in rendered(True)

@@ -1,0 +1,49 @@
+"""The GPU catalogue's peak rates: consistent with each other, dense (not sparsity figures), and sourced."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuready.compat.load import load_dataset
+from gpuready.compat.schema import GpuEntry, Segment
+
+GPUS = load_dataset().gpus.gpus
+RATED = [g for g in GPUS if g.peak_tflops]
+
+
+def _ids(entries: list[GpuEntry]) -> list[str]:
+    return [g.name for g in entries]
+
+
+@pytest.mark.parametrize("gpu", RATED, ids=_ids(RATED))
+def test_rates_are_ordered_like_the_hardware(gpu: GpuEntry) -> None:
+    rates = gpu.peak_tflops
+    if "fp64" in rates and "fp32" in rates:
+        assert rates["fp64"] <= rates["fp32"], "fp64 above fp32"
+    if "fp16" in rates and "fp32" in rates:
+        assert rates["fp16"] >= rates["fp32"], "fp16 below fp32"
+    if "fp8" in rates and "fp16" in rates:
+        assert rates["fp8"] == pytest.approx(2 * rates["fp16"], rel=0.02), "fp8 is twice fp16 on every part listed"
+    if "tf32" in rates and "fp16" in rates:
+        # A tf32 equal to fp16 is the classic sign of a with-sparsity tf32 next to a dense fp16.
+        assert rates["tf32"] < rates["fp16"], "tf32 at or above fp16"
+
+
+@pytest.mark.parametrize("gpu", RATED, ids=_ids(RATED))
+def test_rates_are_plausible_for_the_segment(gpu: GpuEntry) -> None:
+    ceiling = {Segment.DATACENTER: 3000.0, Segment.WORKSTATION: 1000.0, Segment.CONSUMER: 1000.0,
+               Segment.APU: 100.0, Segment.EMBEDDED: 300.0}[gpu.segment]
+    dense16 = max(gpu.peak_tflops.get("fp16", 0.0), gpu.peak_tflops.get("bf16", 0.0))
+    assert dense16 <= ceiling, "a 16-bit rate this high is a sparsity figure or a unit slip"
+    if gpu.memory_bandwidth_gbps is not None:
+        assert 50 <= gpu.memory_bandwidth_gbps <= 10_000
+
+
+def test_rates_carry_their_provenance() -> None:
+    for gpu in GPUS:
+        if gpu.peak_tflops or gpu.memory_bandwidth_gbps:
+            assert gpu.peak_source.startswith("https://")
+            assert gpu.rates_source is None or gpu.rates_read is not None
+    mi300x = next(g for g in GPUS if g.name == "AMD Instinct MI300X")
+    assert mi300x.peak_confirmed and "rocm" in mi300x.peak_source.lower()
+
