@@ -52,8 +52,12 @@ def test_plan_for_amd_and_nvidia(capsys: pytest.CaptureFixture[str]) -> None:
     assert plan["arch"] == "gfx942" and plan["releases"]
     assert all(r["name"] == "ROCm" for r in plan["releases"])
     assert plan["wheels"] and "--index-url https://download.pytorch.org/whl/rocm" in plan["wheels"][0]["install"]
+    assert plan["hardware"]["peak_tflops"]["bf16"] == 1307.4 and plan["hardware"]["confirmed"] is True
+    assert plan["hardware"]["memory_bandwidth_gbps"] == 5300 and "rocm" in plan["hardware"]["source"].lower()
     code, out, _ = run_cli(capsys, "plan", "--gpu", "rtx 4090")
     assert code == 0 and "sm_89" in out and "cu1" in out
+    code, out, _ = run_cli(capsys, "plan", "--gpu", "mi300x")
+    assert "192 GiB, 5300 GB/s; dense peak TFLOP/s (int8 TOPS): fp64 163.4" in " ".join(out.split())
 
 
 def test_plan_unknown_gpu_says_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:

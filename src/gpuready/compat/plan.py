@@ -40,6 +40,26 @@ class WheelOption:
 
 
 @dataclass(frozen=True, slots=True)
+class Hardware:
+    """What the catalogue knows of the GPU itself: memory and the vendor's peak rates, with where they were read."""
+
+    memory_gib: float | None = None
+    memory_bandwidth_gbps: float | None = None
+    peak_tflops: dict[str, float] | None = None
+    """Dense peak per dtype (int8 in TOPS)."""
+    source: str = ""
+    confirmed: bool = True
+    """False when the rates were read in a third-party copy of the vendor's figures."""
+
+    @classmethod
+    def of(cls, gpu: GpuEntry) -> Hardware:
+        """The catalogue entry's hardware facts."""
+        rated = bool(gpu.peak_tflops or gpu.memory_bandwidth_gbps)
+        return cls(gpu.memory_gib, gpu.memory_bandwidth_gbps, dict(gpu.peak_tflops) or None,
+                   gpu.peak_source if rated else "", gpu.peak_confirmed if rated else True)
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
     """The answer to ``gpuready plan``."""
 
@@ -51,6 +71,7 @@ class Plan:
     wheels: tuple[WheelOption, ...]
     recommendation: str
     notes: tuple[str, ...] = ()
+    hardware: Hardware = Hardware()
 
 
 def parse_os(text: str) -> tuple[str, str]:
@@ -121,7 +142,7 @@ def _amd_plan(data: Dataset, gpu: GpuEntry, os_text: str | None, framework: str,
     else:
         recommendation = _recommend(data, good, options, wheels, gpu)
     return Plan(gpu.name, gpu.vendor.value, gpu.arch, f"{os_id} {os_version}".strip(), tuple(options), wheels,
-                recommendation, tuple(notes))
+                recommendation, tuple(notes), Hardware.of(gpu))
 
 
 def _recommend_jax(data: Dataset, good: list[ReleaseOption]) -> str:
@@ -189,7 +210,7 @@ def _nvidia_plan(data: Dataset, gpu: GpuEntry, os_text: str | None) -> Plan:
     else:
         recommendation = f"no PyTorch wheel in the data has kernels for {gpu.arch}"
     return Plan(gpu.name, gpu.vendor.value, gpu.arch, os_text or "", tuple(options), wheels, recommendation,
-                tuple(notes))
+                tuple(notes), Hardware.of(gpu))
 
 
 def _at_least(arch: str, minimum: str) -> bool:

@@ -6,15 +6,36 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from gpuready.compat.plan import Plan, ReleaseOption
+from gpuready.compat.plan import Hardware, Plan, ReleaseOption
+
+
+def hardware_line(hardware: Hardware) -> str:
+    """``192 GiB, 5300 GB/s; dense peak TFLOP/s: fp64 163.4, ... (source)``, or '' when the catalogue knows nothing."""
+    parts = []
+    if hardware.memory_gib:
+        parts.append(f"{hardware.memory_gib:g} GiB")
+    if hardware.memory_bandwidth_gbps:
+        parts.append(f"{hardware.memory_bandwidth_gbps:g} GB/s")
+    text = ", ".join(parts)
+    if hardware.peak_tflops:
+        rates = ", ".join(f"{dtype} {value:g}" for dtype, value in hardware.peak_tflops.items())
+        text += ("; " if text else "") + f"dense peak TFLOP/s (int8 TOPS): {rates}"
+    if hardware.source:
+        text += f" ({'vendor figures, ' if hardware.confirmed else 'third-party copy of vendor figures, '}" \
+                f"{hardware.source})"
+    elif text:
+        text += " (no vendor peak rates in the catalogue)"
+    return text
 
 
 def render_plan(plan: Plan) -> RenderableType:
     """Recommendation first, then the releases and the wheels."""
     parts: list[RenderableType] = [
         Text(f"{plan.gpu} ({plan.vendor}, {plan.arch})" + (f" on {plan.os}" if plan.os else ""), style="bold"),
-        Text("Recommended: ", style="bold green") + Text(plan.recommendation),
     ]
+    if hardware_line(plan.hardware):
+        parts.append(Text(hardware_line(plan.hardware), style="dim"))
+    parts.append(Text("Recommended: ", style="bold green") + Text(plan.recommendation))
     if plan.releases:
         table = Table(title="Platform releases that support it (newest of each line; --json lists every release)",
                       title_justify="left")

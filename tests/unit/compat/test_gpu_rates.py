@@ -32,7 +32,7 @@ def test_rates_are_ordered_like_the_hardware(gpu: GpuEntry) -> None:
 @pytest.mark.parametrize("gpu", RATED, ids=_ids(RATED))
 def test_rates_are_plausible_for_the_segment(gpu: GpuEntry) -> None:
     ceiling = {Segment.DATACENTER: 3000.0, Segment.WORKSTATION: 1000.0, Segment.CONSUMER: 1000.0,
-               Segment.APU: 100.0, Segment.EMBEDDED: 300.0}[gpu.segment]
+               Segment.APU: 1000.0, Segment.EMBEDDED: 300.0}[gpu.segment]  # APU: MI300A (980.6)
     dense16 = max(gpu.peak_tflops.get("fp16", 0.0), gpu.peak_tflops.get("bf16", 0.0))
     assert dense16 <= ceiling, "a 16-bit rate this high is a sparsity figure or a unit slip"
     if gpu.memory_bandwidth_gbps is not None:
@@ -47,3 +47,23 @@ def test_rates_carry_their_provenance() -> None:
     mi300x = next(g for g in GPUS if g.name == "AMD Instinct MI300X")
     assert mi300x.peak_confirmed and "rocm" in mi300x.peak_source.lower()
 
+
+
+def test_rates_cover_the_parts_people_benchmark() -> None:
+    """MFU and '% of peak' need a peak: the flagship parts of each vendor generation have one."""
+    flagships = ["AMD Instinct MI300X", "AMD Instinct MI250X", "AMD Instinct MI210", "AMD Radeon RX 7900 XTX",
+                 "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3", "NVIDIA H200", "NVIDIA B200",
+                 "NVIDIA GeForce RTX 4090", "NVIDIA L40S"]
+    by_name = {g.name: g for g in GPUS}
+    missing = [name for name in flagships if "bf16" not in by_name[name].peak_tflops and
+               "fp16" not in by_name[name].peak_tflops]
+    assert not missing, f"no 16-bit peak for {missing}"
+
+
+def test_data_files_stay_hand_editable() -> None:
+    """No YAML anchors or aliases: an edited date must not silently change another entry."""
+    from gpuready.compat.load import DEFAULT_DATA, FILES
+
+    for name in FILES:
+        text = (DEFAULT_DATA / name).read_text()
+        assert "&id0" not in text and "*id0" not in text, name

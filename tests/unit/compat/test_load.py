@@ -52,8 +52,8 @@ def copy(tmp_path: Path) -> Path:
          "positive"),
         ("gpus.yaml", lambda d: d["gpus"][3].update(rates_source="http://example.com"), "$.gpus[3].rates_source",
          "https://"),
-        ("gpus.yaml", lambda d: d["gpus"][3].update(rates_source="https://example.com"), "$.gpus[3].rates_read",
-         "needs rates_read"),
+        ("gpus.yaml", lambda d: (d["gpus"][3].update(rates_source="https://example.com"),
+                                 d["gpus"][3].pop("rates_read", None)), "$.gpus[3].rates_read", "needs rates_read"),
     ],
 )
 def test_malformed_data_names_file_and_key(copy: Path, file: str, edit: object, field: str, message: str,
