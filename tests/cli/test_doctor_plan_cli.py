@@ -58,6 +58,9 @@ def test_plan_for_amd_and_nvidia(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "sm_89" in out and "cu1" in out
     code, out, _ = run_cli(capsys, "plan", "--gpu", "mi300x")
     assert "192 GiB, 5300 GB/s; dense peak TFLOP/s (int8 TOPS): fp64 163.4" in " ".join(out.split())
+    assert "which the OS sees as" not in out
+    code, out, _ = run_cli(capsys, "plan", "--gpu", "mi250x")
+    assert "per board, which the OS sees as 2 devices" in " ".join(out.split())
 
 
 def test_plan_unknown_gpu_says_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:

@@ -44,8 +44,9 @@ def peak_tflops(device_name: str, precision: str) -> float | None:
 def catalogue_peak_of(device_name: str, key: str) -> tuple[float, dict[str, object]] | None:
     """A GPU's catalogue peak (a dtype's dense TFLOP/s, or ``bandwidth`` in GB/s) and where it was read.
 
-    The second item goes into a measurement's settings: ``peak_source`` (URL) and ``peak_confirmed`` (the vendor's
-    own text, or a third-party copy of its figures).
+    The peak is per visible device (half the board's on a two-GCD MI250X). The second item goes into a measurement's
+    settings: ``peak_source`` (URL), ``peak_confirmed`` (the vendor's own text, or a third-party copy of its figures)
+    and, on multi-device boards, the board's figure and device count.
     """
     if device_name == "cpu":
         return None
@@ -58,7 +59,11 @@ def catalogue_peak_of(device_name: str, key: str) -> tuple[float, dict[str, obje
     value = entry.memory_bandwidth_gbps if key == "bandwidth" else entry.peak_tflops.get(key)
     if not value:
         return None
-    return value, {"peak_source": entry.peak_source, "peak_confirmed": entry.peak_confirmed}
+    provenance: dict[str, object] = {"peak_source": entry.peak_source, "peak_confirmed": entry.peak_confirmed}
+    if entry.devices_per_board > 1:
+        provenance["peak_per_board"] = value
+        provenance["devices_per_board"] = entry.devices_per_board
+    return entry.per_device(value), provenance
 
 
 def measurements_of(report: StepReport, settings: StepSettings) -> list[Measurement]:

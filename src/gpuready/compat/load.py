@@ -108,6 +108,10 @@ def _check_rates(entry: Any, path: str, where: str) -> None:
     if bandwidth is not None and not bandwidth > 0:
         raise SchemaError(f"expected a positive GB/s, got {bandwidth!r}", source=path,
                           field=f"{where}.memory_bandwidth_gbps")
+    devices = getattr(entry, "devices_per_board", 1)
+    if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
+        raise SchemaError(f"expected a whole number of devices, 1 or more, got {devices!r}", source=path,
+                          field=f"{where}.devices_per_board")
     if getattr(entry, "rates_source", None) and getattr(entry, "rates_read", None) is None:
         raise SchemaError("rates_source needs rates_read (the date the rates were read)", source=path,
                           field=f"{where}.rates_read")

@@ -50,13 +50,15 @@ class Hardware:
     source: str = ""
     confirmed: bool = True
     """False when the rates were read in a third-party copy of the vendor's figures."""
+    devices_per_board: int = 1
+    """Devices the OS sees per board; the figures above are per board."""
 
     @classmethod
     def of(cls, gpu: GpuEntry) -> Hardware:
         """The catalogue entry's hardware facts."""
         rated = bool(gpu.peak_tflops or gpu.memory_bandwidth_gbps)
         return cls(gpu.memory_gib, gpu.memory_bandwidth_gbps, dict(gpu.peak_tflops) or None,
-                   gpu.peak_source if rated else "", gpu.peak_confirmed if rated else True)
+                   gpu.peak_source if rated else "", gpu.peak_confirmed if rated else True, gpu.devices_per_board)
 
 
 @dataclass(frozen=True, slots=True)

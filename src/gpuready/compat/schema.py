@@ -52,6 +52,13 @@ class GpuEntry:
     rates_read: datetime.date | None = None
     rates_confirmed: bool | None = None
     """Whether the rates come from the vendor's own text; ``None`` means ``confirmed`` covers them."""
+    devices_per_board: int = 1
+    """How many devices the OS and frameworks see per board (2 GCDs on MI250X/MI250). Memory, bandwidth and peak
+    rates are per board, as vendors state them; ``per_device`` divides."""
+
+    def per_device(self, value: float) -> float:
+        """A per-board figure as one visible device sees it."""
+        return value / self.devices_per_board
 
     @property
     def peak_source(self) -> str:

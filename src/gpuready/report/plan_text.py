@@ -20,6 +20,8 @@ def hardware_line(hardware: Hardware) -> str:
     if hardware.peak_tflops:
         rates = ", ".join(f"{dtype} {value:g}" for dtype, value in hardware.peak_tflops.items())
         text += ("; " if text else "") + f"dense peak TFLOP/s (int8 TOPS): {rates}"
+    if hardware.devices_per_board > 1 and text:
+        text += f"; per board, which the OS sees as {hardware.devices_per_board} devices"
     if hardware.source:
         text += f" ({'vendor figures, ' if hardware.confirmed else 'third-party copy of vendor figures, '}" \
                 f"{hardware.source})"

@@ -126,6 +126,7 @@ def test_mfu_against_the_catalogue_peak() -> None:
 
     assert peak_tflops("AMD Instinct MI300X", "bf16") == 1307.4
     assert peak_tflops("cpu", "bf16") is None
+    assert peak_tflops("AMD Instinct MI250X", "bf16") == pytest.approx(383.0 / 2), "one GCD is half the board"
     report = StepReport(step_seconds=[0.010, 0.010, 0.012], data_seconds=[0.001] * 3, items_per_step=8,
                         tokens_per_step=8 * 512, flops_per_step=6.5e12, peak_memory_bytes=2**30,
                         memory_kind="device max_memory_allocated", device="AMD Instinct MI300X")
