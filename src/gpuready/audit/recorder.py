@@ -61,7 +61,7 @@ class PlacementRecorder:
         self.target_type = target_type
         self.standin = standin
         self.records: list[OpRecord] = []
-        self.replay: dict[str, Any] = {}
+        self.replay: dict[tuple[str, tuple[Any, ...]], Any] = {}
         """Distinct (op, argument description) -> ReplayOp, for op coverage."""
 
     def label(self, tensor: Any) -> str:
@@ -87,9 +87,14 @@ class PlacementRecorder:
         return text.split(":")[0] == self.target_type
 
     def add(self, op: str, kind: str, tensors: list[Any], outputs: list[Any] | None = None,
-            seconds: float = 0.0) -> None:
-        """Record an op; devices come from its inputs (0-dim host scalars left out), dtypes also from outputs."""
-        devices = tuple(sorted({self.label(t) for t in tensors if t.dim() > 0 or self.label(t) == TARGET}))
+            seconds: float = 0.0, labels: list[str] | None = None) -> None:
+        """Record an op; devices come from its inputs (0-dim host scalars left out), dtypes also from outputs.
+
+        ``labels`` are the inputs' labels when the caller already has them (the dispatch hot path).
+        """
+        labels = labels if labels is not None else [self.label(t) for t in tensors]
+        devices = tuple(sorted({label for t, label in zip(tensors, labels, strict=True)
+                                if label == TARGET or t.dim() > 0}))
         dtypes = tuple(sorted({str(t.dtype).removeprefix("torch.") for t in [*tensors, *(outputs or [])]}))
         routine = kind in ("compute", "view") and devices == (TARGET,) and "float64" not in dtypes
         self.records.append(OpRecord(
@@ -116,15 +121,23 @@ def _names(func: Any) -> tuple[str, str]:
 
 
 def _tensors(value: Any) -> list[Any]:
+    """Every tensor in a (nested) list, tuple or dict, in order."""
     import torch
 
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return [t for item in value for t in _tensors(item)]
-    if isinstance(value, dict):
-        return [t for item in value.values() for t in _tensors(item)]
-    return []
+    found: list[Any] = []
+    _collect(value, torch.Tensor, found)
+    return found
+
+
+def _collect(value: Any, tensor_type: type, found: list[Any]) -> None:
+    if isinstance(value, tensor_type):
+        found.append(value)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _collect(item, tensor_type, found)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _collect(item, tensor_type, found)
 
 
 def modes(recorder: PlacementRecorder) -> tuple[Any, Any]:
@@ -191,27 +204,30 @@ def modes(recorder: PlacementRecorder) -> tuple[Any, Any]:
     class Dispatch(TorchDispatchMode):  # type: ignore[misc]
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             kwargs = kwargs or {}
-            inputs = _tensors(list(args)) + _tensors(kwargs)
+            inputs: list[Any] = []
+            _collect(args, torch.Tensor, inputs)
+            if kwargs:
+                _collect(kwargs, torch.Tensor, inputs)
             start = time.perf_counter()
             result = func(*args, **kwargs)
             seconds = time.perf_counter() - start
             op, base = _names(func)
             if inputs:
-                if base in _SYNC_OPS and any(recorder.label(t) == TARGET for t in inputs):
-                    recorder.add(op, "host_sync", inputs)
-                elif base == "aten.index" and any(t.dtype == torch.bool for t in _tensors(list(args[1:]))) and any(
-                        recorder.label(t) == TARGET for t in inputs):
-                    recorder.add(op, "host_sync", inputs)
+                labels = [recorder.label(t) for t in inputs]
+                on_target = TARGET in labels
+                if on_target and (base in _SYNC_OPS or (
+                        base == "aten.index" and any(t.dtype == torch.bool for t in _tensors(list(args[1:]))))):
+                    recorder.add(op, "host_sync", inputs, labels=labels)
                 else:
                     recorder.add(op, "view" if base in BOOKKEEPING else "compute", inputs, _tensors(result)[:1],
-                                 seconds)
+                                 seconds, labels=labels)
                     if base not in BOOKKEEPING:
-                        key = f"{op}|{[(tuple(t.shape), t.dtype) for t in inputs]}"
+                        key = (op, tuple((t.shape, t.dtype) for t in inputs))
                         if key not in recorder.replay:
                             replayable = capture(op, args, kwargs)
                             if replayable is not None:
                                 recorder.replay[key] = replayable
-                if recorder.standin and any(recorder.label(t) == TARGET for t in inputs):
+                if recorder.standin and on_target:
                     recorder.mark(result)
             return result
 
