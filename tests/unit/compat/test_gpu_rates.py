@@ -67,3 +67,10 @@ def test_data_files_stay_hand_editable() -> None:
     for name in FILES:
         text = (DEFAULT_DATA / name).read_text()
         assert "&id0" not in text and "*id0" not in text, name
+
+
+def test_a_gpu_without_rates_says_why() -> None:
+    """A missing peak is a researched gap (vendor publishes none, boards differ ...), never a silent one."""
+    for gpu in GPUS:
+        if not gpu.peak_tflops:
+            assert "recorded" in gpu.notes, f"{gpu.name}: no peak rates and no note saying why"
