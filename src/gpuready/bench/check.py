@@ -35,25 +35,27 @@ def _settings(options: dict[str, Any], batch_size: int | None) -> StepSettings:
                         sequence=int(options["sequence"]) if options.get("sequence") else None)
 
 
-def peak_tflops(device_name: str, precision: str) -> float | None:
+def peak_tflops(device_name: str, precision: str, compute_units: int | None = None) -> float | None:
     """The catalogue's dense peak for this GPU and dtype, when it has one."""
-    found = catalogue_peak_of(device_name, DTYPE_OF_PRECISION.get(precision, "fp32"))
+    found = catalogue_peak_of(device_name, DTYPE_OF_PRECISION.get(precision, "fp32"), compute_units)
     return found[0] if found else None
 
 
-def catalogue_peak_of(device_name: str, key: str) -> tuple[float, dict[str, object]] | None:
+def catalogue_peak_of(device_name: str, key: str,
+                      compute_units: int | None = None) -> tuple[float, dict[str, object]] | None:
     """A GPU's catalogue peak (a dtype's dense TFLOP/s, or ``bandwidth`` in GB/s) and where it was read.
 
+    The board is found by name and, where boards share a name, by compute units; an ambiguous name gives no peak.
     The peak is per visible device (half the board's on a two-GCD MI250X). The second item goes into a measurement's
     settings: ``peak_source`` (URL), ``peak_confirmed`` (the vendor's own text, or a third-party copy of its figures)
     and, on multi-device boards, the board's figure and device count.
     """
     if device_name == "cpu":
         return None
-    from gpuready.compat.catalogue import find_gpu
+    from gpuready.compat.catalogue import find_board
     from gpuready.compat.load import load_dataset
 
-    entry = find_gpu(load_dataset().gpus.gpus, device_name)
+    entry = find_board(load_dataset().gpus.gpus, device_name, compute_units)
     if entry is None:
         return None
     value = entry.memory_bandwidth_gbps if key == "bandwidth" else entry.peak_tflops.get(key)
@@ -80,7 +82,8 @@ def measurements_of(report: StepReport, settings: StepSettings) -> list[Measurem
     if report.flops_per_step:
         achieved = rate(report.flops_per_step / 1e12, steps)
         result.append(measurement("achieved_tflops", "TFLOP/s", achieved, label, common))
-        found = catalogue_peak_of(report.device, DTYPE_OF_PRECISION.get(settings.precision, "fp32"))
+        found = catalogue_peak_of(report.device, DTYPE_OF_PRECISION.get(settings.precision, "fp32"),
+                                  report.extra.get("compute_units"))
         if found:
             peak, provenance = found
             result.append(measurement("mfu", "fraction", [a / peak for a in achieved], label,

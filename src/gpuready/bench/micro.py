@@ -84,7 +84,8 @@ def catalogue_peak(torch: Any, device: Any, key: str) -> tuple[float, dict[str, 
         return None
     from gpuready.bench.check import catalogue_peak_of
 
-    return catalogue_peak_of(torch.cuda.get_device_name(device), key)
+    return catalogue_peak_of(torch.cuda.get_device_name(device), key,
+                             torch.cuda.get_device_properties(device).multi_processor_count)
 
 
 def copy_bandwidth(device_name: str = "auto", repeat: int = 5, megabytes: int = 256) -> list[Measurement]:

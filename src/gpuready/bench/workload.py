@@ -225,13 +225,16 @@ def time_steps(settings: StepSettings, device_name: str = "auto") -> StepReport:
     if device.type == "cuda":
         peak, kind = int(torch.cuda.max_memory_allocated(device)), "device max_memory_allocated"
         name = torch.cuda.get_device_name(device)
+        compute_units: int | None = torch.cuda.get_device_properties(device).multi_processor_count
     else:
+        compute_units = None
         peak, kind = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "process peak RSS"
         name = "cpu"
     return StepReport(step_seconds=seconds, data_seconds=data_seconds, items_per_step=items, tokens_per_step=tokens,
                       flops_per_step=flops, peak_memory_bytes=peak, memory_kind=kind, device=name,
                       extra={"torch": str(torch.__version__), "compiled": settings.compile,
-                             "warmup_steps": warmup_used, "energy_per_step_j": energy_per_step})
+                             "warmup_steps": warmup_used, "energy_per_step_j": energy_per_step,
+                             "compute_units": compute_units})
 
 
 def warmup_until_settled(run: Callable[[int], None], limit: int, synchronize: Callable[[], None],

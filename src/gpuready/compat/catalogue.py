@@ -23,18 +23,41 @@ def _keys(entry: GpuEntry) -> set[str]:
     return {k for k in keys if k}
 
 
-def find_gpu(gpus: Sequence[GpuEntry], name: str) -> GpuEntry | None:
-    """The entry whose name or alias matches ``name`` (normalised), also with a leading ``rx``/``rtx`` dropped."""
+def matching_gpus(gpus: Sequence[GpuEntry], name: str) -> list[GpuEntry]:
+    """Every entry whose name or alias matches ``name`` (normalised), also with a leading ``rx``/``rtx`` dropped."""
     wanted = normalise_name(name)
     if not wanted:
-        return None
+        return []
     candidates = {wanted, wanted.removeprefix("rx"), wanted.removeprefix("rtx")}
+    found = []
     for entry in gpus:
         keys = _keys(entry)
         keys |= {k.removeprefix("rx").removeprefix("rtx") for k in keys}
         if keys & candidates:
-            return entry
-    return None
+            found.append(entry)
+    return found
+
+
+def _narrowed(found: list[GpuEntry], compute_units: int | None) -> list[GpuEntry]:
+    if compute_units is None or len(found) < 2:
+        return found
+    exact = [entry for entry in found if entry.compute_units == compute_units]
+    return exact or found
+
+
+def find_gpu(gpus: Sequence[GpuEntry], name: str, compute_units: int | None = None) -> GpuEntry | None:
+    """The entry for ``name``; where several boards share the name, the one with these compute units, else the first.
+
+    Good for what the boards share (architecture, family); for per-board figures use ``find_board``.
+    """
+    found = _narrowed(matching_gpus(gpus, name), compute_units)
+    return found[0] if found else None
+
+
+def find_board(gpus: Sequence[GpuEntry], name: str, compute_units: int | None = None) -> GpuEntry | None:
+    """The entry only when the name (and compute units) single out one board: peak rates are never guessed."""
+    found = _narrowed(matching_gpus(gpus, name), compute_units)
+    return found[0] if len(found) == 1 else None
 
 
 def find_by_pci_id(gpus: Sequence[GpuEntry], device_id: str) -> GpuEntry | None:

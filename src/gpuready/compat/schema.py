@@ -52,6 +52,9 @@ class GpuEntry:
     rates_read: datetime.date | None = None
     rates_confirmed: bool | None = None
     """Whether the rates come from the vendor's own text; ``None`` means ``confirmed`` covers them."""
+    compute_units: int | None = None
+    """CUs (AMD) or SMs (NVIDIA) of one visible device: tells apart boards that report the same name (an MI250X GCD
+    has 110, an MI250 GCD 104; both call themselves ``AMD Instinct MI250X / MI250``)."""
     devices_per_board: int = 1
     """How many devices the OS and frameworks see per board (2 GCDs on MI250X/MI250). Memory, bandwidth and peak
     rates are per board, as vendors state them; ``per_device`` divides."""

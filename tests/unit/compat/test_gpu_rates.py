@@ -74,3 +74,30 @@ def test_a_gpu_without_rates_says_why() -> None:
     for gpu in GPUS:
         if not gpu.peak_tflops:
             assert "recorded" in gpu.notes, f"{gpu.name}: no peak rates and no note saying why"
+
+
+@pytest.mark.parametrize(("reported", "compute_units", "board"), [
+    ("AMD Instinct MI250X / MI250", 110, "AMD Instinct MI250X"),  # both boards' GCDs report this name
+    ("AMD Instinct MI250X / MI250", 104, "AMD Instinct MI250"),
+    ("AMD Instinct MI250X / MI250", None, None),  # no CU count: the peak is not guessed
+    ("Tesla V100-SXM2-32GB", 80, "Tesla V100"),
+    ("Tesla V100-PCIE-32GB", 80, "Tesla V100-PCIE"),  # lower clocks than SXM2: its own figures
+    ("Tesla P100-PCIE-16GB", 56, "Tesla P100-PCIE"),
+    ("NVIDIA H100 80GB HBM3", 132, "NVIDIA H100 80GB HBM3"),
+])
+def test_per_board_figures_come_from_the_right_board(reported: str, compute_units: int | None,
+                                                     board: str | None) -> None:
+    from gpuready.compat.catalogue import find_board, find_gpu
+
+    found = find_board(GPUS, reported, compute_units)
+    assert (found.name if found else None) == board
+    assert find_gpu(GPUS, reported, compute_units) is not None, "the architecture is still known"
+
+
+def test_mfu_on_an_mi250_gcd_uses_the_mi250_peak() -> None:
+    from gpuready.bench.check import peak_tflops
+
+    assert peak_tflops("AMD Instinct MI250X / MI250", "bf16", 104) == pytest.approx(362.1 / 2)
+    assert peak_tflops("AMD Instinct MI250X / MI250", "bf16", 110) == pytest.approx(383.0 / 2)
+    assert peak_tflops("AMD Instinct MI250X / MI250", "bf16") is None
+    assert peak_tflops("Tesla V100-PCIE-16GB", "fp16") == 112.0

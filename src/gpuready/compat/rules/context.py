@@ -54,7 +54,7 @@ class Context:
         for device in self.fingerprint.devices:
             entry = None
             if device.name.value:
-                entry = find_gpu(gpus, device.name.value)
+                entry = find_gpu(gpus, device.name.value, device.compute_units.value)
             if entry is None and device.pci_device_id.value:
                 entry = find_by_pci_id(gpus, device.pci_device_id.value)
             arch = device.arch.value or (entry.arch if entry else None)
