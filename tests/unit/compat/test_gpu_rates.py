@@ -101,3 +101,14 @@ def test_mfu_on_an_mi250_gcd_uses_the_mi250_peak() -> None:
     assert peak_tflops("AMD Instinct MI250X / MI250", "bf16", 110) == pytest.approx(383.0 / 2)
     assert peak_tflops("AMD Instinct MI250X / MI250", "bf16") is None
     assert peak_tflops("Tesla V100-PCIE-16GB", "fp16") == 112.0
+
+
+def test_link_peaks_name_catalogue_gpus_and_are_read_in_vendor_text() -> None:
+    links = load_dataset().links.links
+    names = {g.name for g in GPUS}
+    for link in links:
+        assert set(link.gpus) <= names, link.generation
+        assert link.confirmed, f"{link.generation}: not read in AMD's or NVIDIA's own text"
+    per_gpu = {gpu: link.per_gpu_gbps for link in links for gpu in link.gpus}
+    assert per_gpu["AMD Instinct MI300X"] == 7 * 64, "seven x16 links at 64 GB/s each way"
+    assert per_gpu["NVIDIA H100 80GB HBM3"] == 18 * 25, "18 NVLink 4 links at 25 GB/s each way"
