@@ -16,8 +16,12 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpuready.errors import InputError
+
+if TYPE_CHECKING:
+    from gpuready.model import Fingerprint
 
 LOG = logging.getLogger("gpuready.guard")
 _NVIDIA = re.compile(r"Kernel Module\s+(?:for\s+\S+\s+)?(\d+\.\d+(?:\.\d+)?)")
@@ -31,6 +35,8 @@ class CurrentFacts:
     amdgpu_driver: str | None = None
     nvidia_driver: str | None = None
     environment: Mapping[str, str] = field(default_factory=dict)
+    device_nodes: Mapping[str, bool] = field(default_factory=dict)
+    """Per vendor (``amd``: /dev/kfd, ``nvidia``: /dev/nvidiactl), whether the node exists; absent = not looked."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +69,19 @@ def current_facts(environ: Mapping[str, str] | None = None) -> CurrentFacts:
     nvidia_text = _read("/proc/driver/nvidia/version") or ""
     match = _NVIDIA.search(nvidia_text)
     return CurrentFacts(versions, amdgpu, match.group(1) if match else None,
-                        relevant_environment(os.environ if environ is None else environ))
+                        relevant_environment(os.environ if environ is None else environ),
+                        {"amd": os.path.exists("/dev/kfd"), "nvidia": os.path.exists("/dev/nvidiactl")})
+
+
+def _locked_gpu_vendors(fingerprint: Fingerprint) -> set[str]:
+    """Vendors of the GPUs the lock saw: its probed devices, else frameworks that counted devices."""
+    vendors = {device.vendor.value for device in fingerprint.devices}
+    for framework in fingerprint.frameworks:
+        count = framework.device_count.value
+        if isinstance(count, int) and count > 0:
+            variant = getattr(framework.variant.value, "value", "")
+            vendors.add({"rocm": "amd", "cuda": "nvidia"}.get(variant, "unknown"))
+    return vendors
 
 
 def decide(model: str, lock: str | os.PathLike[str] = "gpuready.lock", *, fallback: str = "cpu",
@@ -81,7 +99,16 @@ def decide(model: str, lock: str | os.PathLike[str] = "gpuready.lock", *, fallba
     if model not in locked.models:
         return Decision(fallback, False, (f"model {model!r} was never verified on this stack (verified: "
                                           f"{', '.join(locked.models) or 'none'})",))
+    vendors = _locked_gpu_vendors(locked.fingerprint)
+    if not vendors:
+        return Decision(fallback, False, ("the lock was taken where no GPU was seen, so the model was verified only on "
+                                          f"the CPU; lock again on the GPU machine to use {accelerator}",))
     facts = facts or current_facts()
+    missing = sorted(v for v in vendors if facts.device_nodes.get(v) is False)
+    if missing:
+        nodes = {"amd": "/dev/kfd", "nvidia": "/dev/nvidiactl"}
+        return Decision(fallback, False, (f"the locked {', '.join(missing)} GPU is not visible here (no "
+                                          f"{', '.join(nodes[v] for v in missing)}): run gpuready doctor",))
     reasons = []
     for framework in locked.fingerprint.frameworks:
         was, now = framework.version.value, facts.framework_versions.get(framework.name)

@@ -15,7 +15,7 @@ from gpuready.guard import CurrentFacts, decide, select_device
 from gpuready.lock import ChangeKind
 from gpuready.lock.lockfile import Lock, LockedBench, Thresholds, pinned_requirements, read_lock, render_lock
 from gpuready.lock.verify import verify
-from gpuready.model import CheckResult, CheckStatus, Fact, Run, RunKind
+from gpuready.model import CheckResult, CheckStatus, Device, Fact, Run, RunKind, Vendor
 from gpuready.probe.reports import read_fingerprint
 from gpuready.report.json_report import render_json
 from tests.unit.compare.builders import bench_run, step_times
@@ -124,11 +124,24 @@ def _write_lock(tmp_path: Path, lock: Lock) -> Path:
     return path
 
 
+WITH_GPU = dataclasses.replace(RECORDED, devices=(Device(0, Vendor.AMD, Fact.of("AMD Radeon RX 7900 XTX")),))
+"""The recorded fingerprint saw no GPU (its thread's problem); the guard's tests need a lock taken on a GPU."""
+
+
 def test_guard_verified(tmp_path: Path) -> None:
-    path = _write_lock(tmp_path, _lock())
-    facts = CurrentFacts({"torch": str(TORCH)}, environment=dict(RECORDED.environment))
+    path = _write_lock(tmp_path, _lock(fingerprint=WITH_GPU))
+    facts = CurrentFacts({"torch": str(TORCH)}, environment=dict(RECORDED.environment), device_nodes={"amd": True})
     decision = decide("resnet50", path, facts=facts)
     assert (decision.device, decision.verified) == ("cuda", True)
+
+
+def test_guard_never_hands_out_a_gpu_the_lock_did_not_see_or_that_is_gone(tmp_path: Path) -> None:
+    facts = CurrentFacts({"torch": str(TORCH)}, environment=dict(RECORDED.environment))
+    cpu_only = decide("resnet50", _write_lock(tmp_path, _lock()), facts=facts)
+    assert cpu_only.device == "cpu" and not cpu_only.verified and "no GPU was seen" in cpu_only.reasons[0]
+    gone = CurrentFacts({"torch": str(TORCH)}, environment=dict(RECORDED.environment), device_nodes={"amd": False})
+    decision = decide("resnet50", _write_lock(tmp_path, _lock(fingerprint=WITH_GPU)), facts=gone)
+    assert decision.device == "cpu" and "/dev/kfd" in decision.reasons[0]
 
 
 @pytest.mark.parametrize("facts, expected", [
@@ -138,7 +151,7 @@ def test_guard_verified(tmp_path: Path) -> None:
      "HSA_OVERRIDE_GFX_VERSION"),
 ])
 def test_guard_drifted(tmp_path: Path, facts: CurrentFacts, expected: str) -> None:
-    locked = _lock(fingerprint=dataclasses.replace(RECORDED, stack=dataclasses.replace(
+    locked = _lock(fingerprint=dataclasses.replace(WITH_GPU, stack=dataclasses.replace(
         RECORDED.stack, amdgpu_driver_version=Fact.of("6.8.5"))))
     decision = decide("resnet50", _write_lock(tmp_path, locked), facts=facts)
     assert decision.device == "cpu" and not decision.verified
