@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from gpuready.compare.bootstrap import median_ratio
 from gpuready.compare.cost import CostInputs, CostLine, cost_line, price_for
 from gpuready.compare.environment import environment_rows
-from gpuready.compare.model import Comparison, MetricComparison, Pairing, Side, SideSummary
+from gpuready.compare.model import Comparison, MetricComparison, Pairing, PaperPeaks, Side, SideSummary
 from gpuready.model import Measurement, RunKind, Severity
 
 LOWER_IS_BETTER = frozenset({"step_time", "peak_memory", "energy_per_step", "joules_per_token", "data_time_share",
@@ -115,8 +115,24 @@ def _headline(rows: Sequence[MetricComparison]) -> MetricComparison | None:
     return rows[0] if rows else None
 
 
+def paper_peaks(baseline: Side, other: Side, rows: Sequence[MetricComparison]) -> PaperPeaks | None:
+    """Both GPUs' catalogue peaks for the headline workload's precision, when the catalogue has both."""
+    from gpuready.bench.check import DTYPE_OF_PRECISION, catalogue_peak_of
+
+    headline = _headline(rows)
+    if headline is None:
+        return None
+    dtype = DTYPE_OF_PRECISION.get(str(headline.settings.get("precision", "fp32")), "fp32")
+    found = [catalogue_peak_of(side.device, dtype, side.compute_units) for side in (baseline, other)]
+    if found[0] is None or found[1] is None:
+        return None
+    (base, base_source), (mine, my_source) = found[0], found[1]
+    return PaperPeaks(dtype, base, mine, bool(base_source["peak_confirmed"] and my_source["peak_confirmed"]))
+
+
 def _conclusion(baseline: SideSummary, other: SideSummary, rows: Sequence[MetricComparison],
-                costs: Sequence[CostLine], parity: Sequence[tuple[str, str, str]]) -> str:
+                costs: Sequence[CostLine], parity: Sequence[tuple[str, str, str]],
+                paper: PaperPeaks | None = None) -> str:
     parts = []
     headline = _headline(rows)
     if headline is None:
@@ -135,6 +151,11 @@ def _conclusion(baseline: SideSummary, other: SideSummary, rows: Sequence[Metric
         else:
             word = "slower" if slower else "faster"
             parts.append(f"{other.name} is {shown.ratio:.2f}x {word} than {baseline.name}{interval} on {subject}")
+        if paper is not None:
+            parts.append(f"on paper the dense {paper.dtype} peaks give {paper.ratio:.2f}x ({paper.other_tflops:g} "
+                         f"against {paper.baseline_tflops:g} TFLOP/s"
+                         + ("" if paper.confirmed else "; a peak read in a third-party copy of vendor figures")
+                         + f"), so the measured ratio is {advantage.ratio / paper.ratio:.0%} of the paper one")
     base_cost = {line.workload: line for line in costs if line.side == baseline.name}
     other_cost = {line.workload: line for line in costs if line.side == other.name}
     shared = sorted(base_cost.keys() & other_cost.keys())
@@ -175,8 +196,10 @@ def compare_sides(sides: Sequence[Side], cost: CostInputs | None = None) -> Comp
         rows, unmatched = _metric_rows(sides[0], side)
         pair_costs = tuple(line for line in costs if line.side in (sides[0].name, side.name))
         parity = _parity(summaries[0], summary)
+        paper = paper_peaks(sides[0], side, rows)
         pairings.append(Pairing(sides[0].name, side.name, tuple(rows), tuple(unmatched), pair_costs,
-                                tuple(parity), _conclusion(summaries[0], summary, rows, pair_costs, parity)))
+                                tuple(parity), _conclusion(summaries[0], summary, rows, pair_costs, parity, paper),
+                                paper))
     assumptions = []
     if cost:
         assumptions.append(f"prices are per GPU-hour; {cost.gpus_per_node} GPU(s) per node at "

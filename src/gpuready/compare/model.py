@@ -17,6 +17,16 @@ class Side:
     runs: tuple[Run, ...]
 
     @property
+    def compute_units(self) -> int | None:
+        """The first probed device's compute units, which tell apart boards that share a name."""
+        for run in self.runs:
+            if run.fingerprint is not None:
+                for device in run.fingerprint.devices:
+                    if isinstance(device.compute_units.value, int):
+                        return device.compute_units.value
+        return None
+
+    @property
     def device(self) -> str:
         for run in self.runs:
             if run.fingerprint is not None:
@@ -93,6 +103,23 @@ class Pairing:
     parity: tuple[tuple[str, str, str], ...] = ()
     """(check id, baseline status, other status) where they differ."""
     conclusion: str = ""
+    paper: PaperPeaks | None = None
+    """The vendors' dense peaks for the headline's precision, when the catalogue has both GPUs."""
+
+
+@dataclass(frozen=True, slots=True)
+class PaperPeaks:
+    """What the datasheets promise, to set the measured ratio against."""
+
+    dtype: str
+    baseline_tflops: float
+    other_tflops: float
+    confirmed: bool
+    """False when either peak was read in a third-party copy of the vendor's figures."""
+
+    @property
+    def ratio(self) -> float:
+        return self.other_tflops / self.baseline_tflops
 
 
 @dataclass(frozen=True, slots=True)

@@ -184,3 +184,18 @@ def test_parity_needs_checks_on_both_sides() -> None:
     comparison = compare_sides([sides[0], Side("MI300X", (*sides[1].runs, checks))])
     assert comparison.pairings[0].parity == ()
     assert "0 of 1 checks pass on MI300X" in comparison.pairings[0].conclusion
+
+
+def test_the_measured_ratio_is_set_against_the_paper_one() -> None:
+    a = bench_run(H100, _symmetric(0.131), label="H100")
+    b = bench_run(MI300X, _symmetric(0.100), label="MI300X", vendor=Vendor.AMD, memory_gib=192)
+    comparison = compare_sides([Side("H100", (a,)), Side("MI300X", (b,))])  # exactly 1.31x, both in bf16
+    paper = comparison.pairings[0].paper
+    assert paper is not None and paper.dtype == "bf16"
+    assert paper.baseline_tflops == 989.5 and paper.other_tflops == 1307.4
+    assert paper.confirmed is False, "the H100 peak is a third-party copy of NVIDIA's figures"
+    conclusion = comparison.pairings[0].conclusion
+    assert "on paper the dense bf16 peaks give 1.32x" in conclusion
+    assert "99% of the paper one" in conclusion  # 1.31 / 1.32
+    unknown = [Side("A", (bench_run("Some Future GPU", step_times(0.1)),)), _sides(0.1, 0.1)[1]]
+    assert compare_sides(unknown).pairings[0].paper is None
