@@ -296,3 +296,14 @@ def test_driver_series_outside_its_user_space_window(data: Dataset) -> None:
     kernel_style = machine(rocminfo="rocminfo/mi300x-8gpu-gfx942-rocm6.2.3.txt", files={
         "/opt/rocm/.info/version": "5.7.0\n", "/sys/module/amdgpu/version": "6.3.6\n"})
     assert "rocm.driver_userspace_skew" not in judged(kernel_style, data)[1], "6.3.6 names no driver series"
+
+
+def test_a_rocm_technology_preview_is_flagged_with_the_production_release_to_move_to(data: Dataset) -> None:
+    fp = machine(rocminfo="rocminfo/mi300x-8gpu-gfx942-rocm6.2.3.txt", files={"/opt/rocm/.info/version": "7.13.0\n"})
+    found = judged(fp, data)[1]
+    preview = found["rocm.preview_release"]
+    assert preview.severity is Severity.WARN and "not for production" in preview.message
+    assert "ROCm 7.14.0" in preview.remedy and "rocm.unknown_release" not in found
+    production = machine(rocminfo="rocminfo/mi300x-8gpu-gfx942-rocm6.2.3.txt",
+                         files={"/opt/rocm/.info/version": "7.2.3\n"})
+    assert "rocm.preview_release" not in judged(production, data)[1]

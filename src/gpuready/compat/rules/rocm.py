@@ -28,6 +28,22 @@ def unknown_release(context: Context) -> Iterator[Finding]:
                       remedy="update gpuready, or pass a newer data set with --data DIR")
 
 
+def preview_release(context: Context) -> Iterator[Finding]:
+    """A ROCm technology preview (TheRock 7.9-7.13): AMD says not for production, with no upgrade path."""
+    release = context.rocm
+    if release is None or release.stream != "preview":
+        return
+    production = sorted((r for r in context.data.rocm.releases if r.stream == "core" and r.date > release.date),
+                        key=lambda r: r.version)
+    after = f"ROCm {production[0].version}" if production else "a production ROCm release"
+    yield finding("rocm.preview_release", Severity.WARN,
+                  f"ROCm {release.version} is a technology preview: AMD's release notes say it is not for production "
+                  "use and that there is no upgrade path between preview and production releases.",
+                  evidence={"ROCm": release.version, "stream": release.stream, "released": release.date},
+                  source_url=release.source,
+                  remedy=f"for production, install {after} (the Core SDK) in a fresh environment rather than upgrading")
+
+
 def gpu_support(context: Context) -> Iterator[Finding]:
     """Each AMD GPU against the release's supported and deprecated targets."""
     release = context.rocm
@@ -179,5 +195,5 @@ def driver_not_loaded(context: Context) -> Iterator[Finding]:
                       source_url="https://rocm.docs.amd.com/projects/install-on-linux/en/latest/")
 
 
-RULES = (unknown_release, gpu_support, operating_system, gpu_os_restrictions, driver_skew, mixed_installs,
+RULES = (unknown_release, preview_release, gpu_support, operating_system, gpu_os_restrictions, driver_skew, mixed_installs,
          driver_not_loaded)
