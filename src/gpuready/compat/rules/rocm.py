@@ -195,5 +195,5 @@ def driver_not_loaded(context: Context) -> Iterator[Finding]:
                       source_url="https://rocm.docs.amd.com/projects/install-on-linux/en/latest/")
 
 
-RULES = (unknown_release, preview_release, gpu_support, operating_system, gpu_os_restrictions, driver_skew, mixed_installs,
-         driver_not_loaded)
+RULES = (unknown_release, preview_release, gpu_support, operating_system, gpu_os_restrictions, driver_skew,
+         mixed_installs, driver_not_loaded)
