@@ -137,6 +137,12 @@ def _check_entries(value: Any, path: str) -> None:
                     raise SchemaError(f"expected a target like gfx942 or sm_90, got {arch!r}", source=path,
                                       field=f"{where}.{list_field}[{i}]")
         for i, variant in enumerate(getattr(entry, "variants", ()) or ()):
+            if variant.source is not None and not variant.source.startswith("https://"):
+                raise SchemaError(f"source must be an https:// URL, got {variant.source!r}", source=path,
+                                  field=f"{where}.variants[{i}].source")
+            if variant.source and variant.read is None:
+                raise SchemaError("a variant's source needs read (the date it was read)", source=path,
+                                  field=f"{where}.variants[{i}].read")
             for j, arch in enumerate(variant.arch_list):
                 if not _ARCH.match(arch):
                     raise SchemaError(f"expected a target like gfx942 or sm_90, got {arch!r}", source=path,

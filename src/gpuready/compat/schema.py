@@ -171,6 +171,10 @@ class TorchVariant:
     backend_version: str = ""
     """``6.2`` or ``12.4``; empty for cpu."""
     confirmed: bool = True
+    source: str | None = None
+    """Where this variant's arch list was confirmed (a build script at a commit, or printed output in an issue),
+    when that is not the release's ``source``."""
+    read: datetime.date | None = None
 
 
 @dataclass(frozen=True, slots=True)

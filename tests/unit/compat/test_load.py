@@ -52,6 +52,8 @@ def copy(tmp_path: Path) -> Path:
          "positive"),
         ("gpus.yaml", lambda d: d["gpus"][3].update(rates_source="http://example.com"), "$.gpus[3].rates_source",
          "https://"),
+        ("torch.yaml", lambda d: d["releases"][0]["variants"][0].update(source="https://example.com", read=None),
+         "$.releases[0].variants[0].read", "needs read"),
         ("gpus.yaml", lambda d: d["gpus"][3].update(devices_per_board=0), "$.gpus[3].devices_per_board",
          "whole number of devices"),
         ("gpus.yaml", lambda d: (d["gpus"][3].update(rates_source="https://example.com"),

@@ -1,4 +1,4 @@
-"""The GPU catalogue's peak rates: consistent with each other, dense (not sparsity figures), and sourced."""
+"""Facts in the bundled data: GPU peak rates (consistent, dense, sourced, per board), link peaks, wheel arch lists."""
 
 from __future__ import annotations
 
@@ -112,3 +112,15 @@ def test_link_peaks_name_catalogue_gpus_and_are_read_in_vendor_text() -> None:
     per_gpu = {gpu: link.per_gpu_gbps for link in links for gpu in link.gpus}
     assert per_gpu["AMD Instinct MI300X"] == 7 * 64, "seven x16 links at 64 GB/s each way"
     assert per_gpu["NVIDIA H100 80GB HBM3"] == 18 * 25, "18 NVLink 4 links at 25 GB/s each way"
+
+
+def test_confirmed_wheel_arch_lists_carry_their_evidence() -> None:
+    """Arch lists checked against build scripts or printed get_arch_list() output, with the known traps."""
+    releases = {str(r.version): {v.name: v for v in r.variants} for r in load_dataset().torch.releases}
+    confirmed = [v for variants in releases.values() for v in variants.values() if v.source]
+    assert len(confirmed) >= 15 and all(v.confirmed and v.read for v in confirmed)
+    # sm_70 (V100) was dropped from cu128 in 2.7 and 2.11, but restored for 2.8 despite its release notes.
+    assert "sm_70" not in releases["2.7.0"]["cu128"].arch_list
+    assert "sm_70" in releases["2.8.0"]["cu128"].arch_list
+    assert "sm_70" not in releases["2.11.0"]["cu128"].arch_list
+    assert "gfx1100" in releases["2.4.1"]["rocm6.0"].arch_list
