@@ -9,9 +9,8 @@ from gpuready.bench.search import find_max_batch
 from gpuready.bench.stats import measurement, rate
 from gpuready.bench.workload import StepReport, StepSettings, time_steps
 from gpuready.checks.spec import CheckContext, CheckSpec
+from gpuready.compat.catalogue import PEAK_KEY_OF_PRECISION, Peak, peak_of
 from gpuready.model import Measurement, to_dict
-
-DTYPE_OF_PRECISION = {"fp32": "fp32", "tf32": "tf32", "bf16": "bf16", "fp16": "fp16", "amp": "fp16"}
 
 
 def phase_specs(micro: tuple[str, ...], find_max: bool) -> list[CheckSpec]:
@@ -37,35 +36,17 @@ def _settings(options: dict[str, Any], batch_size: int | None) -> StepSettings:
 
 def peak_tflops(device_name: str, precision: str, compute_units: int | None = None) -> float | None:
     """The catalogue's dense peak for this GPU and dtype, when it has one."""
-    found = catalogue_peak_of(device_name, DTYPE_OF_PRECISION.get(precision, "fp32"), compute_units)
-    return found[0] if found else None
+    found = catalogue_peak_of(device_name, PEAK_KEY_OF_PRECISION.get(precision, "fp32"), compute_units)
+    return found.value if found else None
 
 
-def catalogue_peak_of(device_name: str, key: str,
-                      compute_units: int | None = None) -> tuple[float, dict[str, object]] | None:
-    """A GPU's catalogue peak (a dtype's dense TFLOP/s, or ``bandwidth`` in GB/s) and where it was read.
-
-    The board is found by name and, where boards share a name, by compute units; an ambiguous name gives no peak.
-    The peak is per visible device (half the board's on a two-GCD MI250X). The second item goes into a measurement's
-    settings: ``peak_source`` (URL), ``peak_confirmed`` (the vendor's own text, or a third-party copy of its figures)
-    and, on multi-device boards, the board's figure and device count.
-    """
+def catalogue_peak_of(device_name: str, key: str, compute_units: int | None = None) -> Peak | None:
+    """The bundled catalogue's peak for a device as torch names it (see ``compat.catalogue.peak_of``)."""
     if device_name == "cpu":
         return None
-    from gpuready.compat.catalogue import find_board
     from gpuready.compat.load import load_dataset
 
-    entry = find_board(load_dataset().gpus.gpus, device_name, compute_units)
-    if entry is None:
-        return None
-    value = entry.memory_bandwidth_gbps if key == "bandwidth" else entry.peak_tflops.get(key)
-    if not value:
-        return None
-    provenance: dict[str, object] = {"peak_source": entry.peak_source, "peak_confirmed": entry.peak_confirmed}
-    if entry.devices_per_board > 1:
-        provenance["peak_per_board"] = value
-        provenance["devices_per_board"] = entry.devices_per_board
-    return entry.per_device(value), provenance
+    return peak_of(load_dataset().gpus.gpus, device_name, key, compute_units)
 
 
 def measurements_of(report: StepReport, settings: StepSettings) -> list[Measurement]:
@@ -82,12 +63,11 @@ def measurements_of(report: StepReport, settings: StepSettings) -> list[Measurem
     if report.flops_per_step:
         achieved = rate(report.flops_per_step / 1e12, steps)
         result.append(measurement("achieved_tflops", "TFLOP/s", achieved, label, common))
-        found = catalogue_peak_of(report.device, DTYPE_OF_PRECISION.get(settings.precision, "fp32"),
+        found = catalogue_peak_of(report.device, PEAK_KEY_OF_PRECISION.get(settings.precision, "fp32"),
                                   report.extra.get("compute_units"))
         if found:
-            peak, provenance = found
-            result.append(measurement("mfu", "fraction", [a / peak for a in achieved], label,
-                                      {**common, "peak_tflops": peak, **provenance}))
+            result.append(measurement("mfu", "fraction", [a / found.value for a in achieved], label,
+                                      {**common, "peak_tflops": found.value, **found.settings()}))
     result.append(measurement("peak_memory", "bytes", [report.peak_memory_bytes], label,
                               {**common, "kind": report.memory_kind}))
     energy = report.extra.get("energy_per_step_j")

@@ -12,10 +12,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuready.bench.stats import measurement
 from gpuready.model import Measurement
+
+if TYPE_CHECKING:
+    from gpuready.compat.catalogue import Peak
 
 
 def _device(torch: Any, name: str) -> Any:
@@ -73,12 +76,12 @@ def gemm(device_name: str = "auto", repeat: int = 5, sizes: tuple[int, ...] | No
         settings: dict[str, object] = {"best_n": best[2], "sweep_median_tflops": sweep, "device": str(device)}
         found = catalogue_peak(torch, device, label)
         if found:
-            settings |= {"peak": found[0], "fraction_of_peak": best[0] / found[0], **found[1]}
+            settings |= {"peak": found.value, "fraction_of_peak": best[0] / found.value, **found.settings()}
         results.append(measurement(f"gemm_tflops_{label}", "TFLOP/s", best[1], "micro.gemm", settings))
     return results
 
 
-def catalogue_peak(torch: Any, device: Any, key: str) -> tuple[float, dict[str, object]] | None:
+def catalogue_peak(torch: Any, device: Any, key: str) -> Peak | None:
     """The GPU catalogue's peak for this device and where it was read (see ``catalogue_peak_of``)."""
     if device.type != "cuda":
         return None
@@ -102,7 +105,8 @@ def copy_bandwidth(device_name: str = "auto", repeat: int = 5, megabytes: int = 
     settings: dict[str, object] = {"megabytes": megabytes, "device": str(device)}
     found = catalogue_peak(torch, device, "bandwidth")
     if found:
-        settings |= {"peak": found[0], "fraction_of_peak": sorted(rates)[len(rates) // 2] / found[0], **found[1]}
+        median = sorted(rates)[len(rates) // 2]
+        settings |= {"peak": found.value, "fraction_of_peak": median / found.value, **found.settings()}
     results = [measurement("copy_gbps", "GB/s", rates, "micro.copy", settings)]
     if device.type == "cuda":
         for label, host in (("pinned", torch.empty(count, dtype=torch.float32).pin_memory()),

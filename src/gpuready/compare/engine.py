@@ -117,17 +117,18 @@ def _headline(rows: Sequence[MetricComparison]) -> MetricComparison | None:
 
 def paper_peaks(baseline: Side, other: Side, rows: Sequence[MetricComparison]) -> PaperPeaks | None:
     """Both GPUs' catalogue peaks for the headline workload's precision, when the catalogue has both."""
-    from gpuready.bench.check import DTYPE_OF_PRECISION, catalogue_peak_of
+    from gpuready.compat.catalogue import PEAK_KEY_OF_PRECISION, peak_of
+    from gpuready.compat.load import load_dataset
 
     headline = _headline(rows)
     if headline is None:
         return None
-    dtype = DTYPE_OF_PRECISION.get(str(headline.settings.get("precision", "fp32")), "fp32")
-    found = [catalogue_peak_of(side.device, dtype, side.compute_units) for side in (baseline, other)]
-    if found[0] is None or found[1] is None:
+    dtype = PEAK_KEY_OF_PRECISION.get(str(headline.settings.get("precision", "fp32")), "fp32")
+    gpus = load_dataset().gpus.gpus
+    base, mine = (peak_of(gpus, side.device, dtype, side.compute_units) for side in (baseline, other))
+    if base is None or mine is None:
         return None
-    (base, base_source), (mine, my_source) = found[0], found[1]
-    return PaperPeaks(dtype, base, mine, bool(base_source["peak_confirmed"] and my_source["peak_confirmed"]))
+    return PaperPeaks(dtype, base.value, mine.value, base.confirmed and mine.confirmed)
 
 
 def _conclusion(baseline: SideSummary, other: SideSummary, rows: Sequence[MetricComparison],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from gpuready.compat.schema import GpuEntry
 
@@ -78,3 +79,39 @@ def suggest(gpus: Sequence[GpuEntry], name: str, limit: int = 3) -> list[str]:
         if by_key[key] not in names:
             names.append(by_key[key])
     return names[:limit]
+
+
+PEAK_KEY_OF_PRECISION = {"fp32": "fp32", "tf32": "tf32", "bf16": "bf16", "fp16": "fp16", "amp": "fp16"}
+"""The catalogue's peak key for a benchmark precision (``amp`` runs its matmuls in fp16)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Peak:
+    """A catalogue peak as one visible device sees it, and where it was read."""
+
+    value: float
+    """Dense TFLOP/s (int8: TOPS) or GB/s, per visible device."""
+    source: str
+    confirmed: bool
+    """False when read in a third-party copy of the vendor's figures."""
+    devices_per_board: int = 1
+
+    def settings(self) -> dict[str, object]:
+        """What a measurement records about the peak it was judged against."""
+        recorded: dict[str, object] = {"peak_source": self.source, "peak_confirmed": self.confirmed}
+        if self.devices_per_board > 1:
+            recorded |= {"peak_per_board": self.value * self.devices_per_board,
+                         "devices_per_board": self.devices_per_board}
+        return recorded
+
+
+def peak_of(gpus: Sequence[GpuEntry], name: str, key: str, compute_units: int | None = None) -> Peak | None:
+    """A board's peak for ``key`` (a dtype, or ``bandwidth``) per visible device; ``None`` when the name is ambiguous
+    or the catalogue has no such figure."""
+    entry = find_board(gpus, name, compute_units)
+    if entry is None:
+        return None
+    value = entry.memory_bandwidth_gbps if key == "bandwidth" else entry.peak_tflops.get(key)
+    if not value:
+        return None
+    return Peak(entry.per_device(value), entry.peak_source, entry.peak_confirmed, entry.devices_per_board)
