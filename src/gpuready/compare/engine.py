@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 
@@ -83,7 +84,41 @@ def _metric_rows(baseline: Side, other: Side) -> tuple[list[MetricComparison], l
                                      a.summary.median, b.summary.median, len(a.samples), len(b.samples),
                                      median_ratio(a.samples, b.samples), a.metric not in LOWER_IS_BETTER))
     unmatched = sorted(_describe(m) for key, m in {**ours, **theirs}.items() if (key in ours) != (key in theirs))
-    return rows, unmatched
+    return rows + _best_batch_rows(ours, theirs), unmatched
+
+
+THROUGHPUT = ("tokens_per_s", "samples_per_s")
+
+
+def _best_by_workload(found: dict[str, Measurement]) -> dict[str, Measurement]:
+    """Per workload setting other than the batch size: the throughput measurement with the best median."""
+    best: dict[str, Measurement] = {}
+    for m in found.values():
+        if m.metric in THROUGHPUT and "batch_size" in m.settings:
+            key = alignment_key(measurement_without_batch(m))
+            if key not in best or m.summary.median > best[key].summary.median:
+                best[key] = m
+    return best
+
+
+def measurement_without_batch(m: Measurement) -> Measurement:
+    """The measurement with its batch size left out of the settings (for grouping only)."""
+    return dataclasses.replace(m, settings={k: v for k, v in m.settings.items() if k != "batch_size"})
+
+
+def _best_batch_rows(ours: dict[str, Measurement], theirs: dict[str, Measurement]) -> list[MetricComparison]:
+    """Throughput of a workload both sides measured, but never at the same batch size: each side at its best."""
+    exact = {alignment_key(measurement_without_batch(m)) for key, m in ours.items() if key in theirs}
+    a_best, b_best = _best_by_workload(ours), _best_by_workload(theirs)
+    rows = []
+    for key in sorted(a_best.keys() & b_best.keys() - exact):
+        a, b = a_best[key], b_best[key]
+        settings = {k: v for k, v in a.settings.items() if k not in NOT_SETTINGS}
+        settings["batch_size"] = f"{a.settings['batch_size']} vs {b.settings['batch_size']}"
+        rows.append(MetricComparison(a.metric, a.unit, a.workload, settings, a.summary.median, b.summary.median,
+                                     len(a.samples), len(b.samples), median_ratio(a.samples, b.samples), True,
+                                     "each side's best batch size"))
+    return rows
 
 
 def _throughput(side: Side) -> dict[str, tuple[str, float]]:
@@ -146,6 +181,8 @@ def _conclusion(baseline: SideSummary, other: SideSummary, rows: Sequence[Metric
         interval = (f" (CI {shown.low:.2f}-{shown.high:.2f})" if shown.low is not None and shown.high is not None
                     else " (too few samples for an interval)")
         subject = f"{headline.workload} {headline.metric}"
+        if headline.alignment != "same settings":
+            subject += f" at {headline.alignment} ({headline.settings.get('batch_size')})"
         if advantage.within_noise:
             parts.append(f"{other.name} and {baseline.name} are within noise of each other on {subject} "
                          f"({advantage.ratio:.2f}x, CI {advantage.low:.2f}-{advantage.high:.2f} contains 1)")

@@ -55,6 +55,8 @@ class MetricComparison:
     ratio: RatioInterval
     """``other / baseline`` of the medians."""
     higher_is_better: bool
+    alignment: str = "same settings"
+    """``same settings``, or ``each side's best batch size`` when the two measured different batch sizes only."""
 
     @property
     def advantage(self) -> RatioInterval:

@@ -199,3 +199,18 @@ def test_the_measured_ratio_is_set_against_the_paper_one() -> None:
     assert "99% of the paper one" in conclusion  # 1.31 / 1.32
     unknown = [Side("A", (bench_run("Some Future GPU", step_times(0.1)),)), _sides(0.1, 0.1)[1]]
     assert compare_sides(unknown).pairings[0].paper is None
+
+
+def test_each_side_at_its_best_batch_when_no_batch_size_matches() -> None:
+    a16 = bench_run(H100, _symmetric(0.100), batch_size=16)   # 160 samples/s
+    a32 = bench_run(H100, _symmetric(0.160), batch_size=32)   # 200 samples/s: H100's best
+    b64 = bench_run(MI300X, _symmetric(0.200), batch_size=64, vendor=Vendor.AMD, memory_gib=192)  # 320 samples/s
+    pairing = compare_sides([Side("H100", (a16, a32)), Side("MI300X", (b64,))]).pairings[0]
+    best = [row for row in pairing.metrics if row.metric == "samples_per_s"]
+    assert len(best) == 1 and best[0].alignment == "each side's best batch size"
+    assert best[0].settings["batch_size"] == "32 vs 64"
+    assert best[0].ratio.ratio == pytest.approx(320 / 200, rel=1e-3)
+    assert "tokens_per_s at each side's best batch size (32 vs 64)" in pairing.conclusion
+    assert not [row for row in pairing.metrics if row.metric == "step_time"], "step times at different batches"
+    same = compare_sides(_sides(0.1, 0.1)).pairings[0]
+    assert {row.alignment for row in same.metrics} == {"same settings"}
