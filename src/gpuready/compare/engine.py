@@ -83,8 +83,19 @@ def _metric_rows(baseline: Side, other: Side) -> tuple[list[MetricComparison], l
                                      {k: v for k, v in a.settings.items() if k not in NOT_SETTINGS},
                                      a.summary.median, b.summary.median, len(a.samples), len(b.samples),
                                      median_ratio(a.samples, b.samples), a.metric not in LOWER_IS_BETTER))
-    unmatched = sorted(_describe(m) for key, m in {**ours, **theirs}.items() if (key in ours) != (key in theirs))
+    unmatched = _one_sided(baseline.name, ours, theirs) + _one_sided(other.name, theirs, ours)
     return rows + _best_batch_rows(ours, theirs), unmatched
+
+
+def _one_sided(name: str, found: dict[str, Measurement], elsewhere: dict[str, Measurement]) -> list[str]:
+    """``mlp (batch_size=16, ...) on NAME only: samples_per_s, step_time`` for settings the other side lacks."""
+    groups: dict[str, list[str]] = {}
+    for key, m in found.items():
+        if key not in elsewhere:
+            settings = ", ".join(f"{k}={v}" for k, v in sorted(m.settings.items())
+                                 if k not in NOT_SETTINGS and k not in ("workload", "kind"))
+            groups.setdefault(f"{m.workload or 'workload'} ({settings})", []).append(m.metric)
+    return [f"{what} on {name} only: {', '.join(sorted(metrics))}" for what, metrics in sorted(groups.items())]
 
 
 THROUGHPUT = ("tokens_per_s", "samples_per_s")
