@@ -307,3 +307,12 @@ def test_a_rocm_technology_preview_is_flagged_with_the_production_release_to_mov
     production = machine(rocminfo="rocminfo/mi300x-8gpu-gfx942-rocm6.2.3.txt",
                          files={"/opt/rocm/.info/version": "7.2.3\n"})
     assert "rocm.preview_release" not in judged(production, data)[1]
+
+
+def test_unknown_arch_list_says_how_to_find_it_and_flags_therock_family_wheels(data: Dataset) -> None:
+    from gpuready.probe.reports import read_fingerprint
+
+    fp = read_fingerprint(FIXTURES / "collect-env/rocm7.13-mi300x-gfx942-torch2.9.1.txt", None)[1]
+    unknown = judged(fp, data)[1]["unknown.torch_arch_list"]
+    assert "get_arch_list()" in unknown.remedy and "per GPU family" in unknown.remedy
+    assert unknown.source_url.startswith("https://rocm.docs.amd.com/")

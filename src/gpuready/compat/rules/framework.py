@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpuready.compat.query import arch_in_list, install_command, newest_torch, parse_version, wheels_for_arch
@@ -14,6 +15,10 @@ from gpuready.probe.parse.kfd import normalise_gfx_name
 _BACKEND = {Vendor.AMD: Backend.ROCM, Vendor.NVIDIA: Backend.CUDA}
 _FAMILY_FALLBACK = {"gfx103": "gfx1030", "gfx110": "gfx1100", "gfx90": "gfx900"}
 """Community-known (unsupported) HSA_OVERRIDE_GFX_VERSION stand-ins: a sibling ISA the wheel does contain."""
+
+THEROCK_BUILD = re.compile(r"\+rocm\d+\.\d+(\.\d+)?a\d{8}")
+"""Torch builds from AMD's TheRock indexes carry a dated pre-release ROCm tag: ``2.9.1+rocm7.13.0a20260401``."""
+THEROCK_INSTALL = "https://rocm.docs.amd.com/en/7.13.0-preview/frameworks/pytorch/install.html"
 
 
 def override_value(arch: str) -> str:
@@ -139,10 +144,19 @@ def arch_not_in_wheel(context: Context) -> Iterator[Finding]:
                           remedy="run `gpuready env` on the machine (rocminfo / KFD / nvidia-smi report it)")
             continue
         if not arch_list.ok or not arch_list.value:
+            remedy = ("on that machine, `python -c \"import torch; print(torch.cuda.get_arch_list())\"` lists them "
+                      f"(`gpuready env` records them); {accelerator.arch} must be among them")
+            source = ""
+            if THEROCK_BUILD.search(str(torch.version.value or "")):
+                remedy += ("; its dated ROCm tag marks a TheRock build, and AMD builds those wheels per GPU family "
+                           f"(repo.amd.com/rocm/whl/<family>/): it must come from the index of {accelerator.arch}'s "
+                           "family")
+                source = THEROCK_INSTALL
             yield finding("unknown.torch_arch_list", Severity.WARN,
                           f"The architectures compiled into torch {torch.version.value} are not known, so whether it "
                           f"has kernels for {accelerator.arch} was not checked.",
-                          evidence={"torch": torch.version.value, "GPU": accelerator.label})
+                          evidence={"torch": torch.version.value, "GPU": accelerator.label}, remedy=remedy,
+                          source_url=source)
             return
         if arch_in_list(accelerator.arch, arch_list.value):
             continue
