@@ -15,7 +15,8 @@ from gpuready.model import Measurement, RunKind, Severity
 LOWER_IS_BETTER = frozenset({"step_time", "peak_memory", "energy_per_step", "joules_per_token", "data_time_share",
                              "average_power"})
 NOT_SETTINGS = frozenset({"device", "flops_per_step", "peak_tflops", "peak", "fraction_of_peak", "peak_source",
-                          "peak_confirmed", "peak_per_board", "devices_per_board", "device_memory_bytes"})
+                          "peak_confirmed", "peak_per_board", "devices_per_board", "peak_partition_share",
+                          "device_memory_bytes"})
 """Measurement settings that describe the machine or the outcome, not the workload; ignored when aligning."""
 SKIP_METRICS = frozenset({"mfu"})
 """Fractions of each machine's own peak: shown per side, not as a ratio."""

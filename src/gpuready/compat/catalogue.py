@@ -95,23 +95,38 @@ class Peak:
     confirmed: bool
     """False when read in a third-party copy of the vendor's figures."""
     devices_per_board: int = 1
+    share: float = 1.0
+    """The device's share of a full device's compute units: below 1 on a partition (MI300X CPX, a MIG slice)."""
 
     def settings(self) -> dict[str, object]:
         """What a measurement records about the peak it was judged against."""
         recorded: dict[str, object] = {"peak_source": self.source, "peak_confirmed": self.confirmed}
         if self.devices_per_board > 1:
-            recorded |= {"peak_per_board": self.value * self.devices_per_board,
+            recorded |= {"peak_per_board": self.value / self.share * self.devices_per_board,
                          "devices_per_board": self.devices_per_board}
+        if self.share < 1:
+            recorded["peak_partition_share"] = self.share
         return recorded
 
 
 def peak_of(gpus: Sequence[GpuEntry], name: str, key: str, compute_units: int | None = None) -> Peak | None:
     """A board's peak for ``key`` (a dtype, or ``bandwidth``) per visible device; ``None`` when the name is ambiguous
-    or the catalogue has no such figure."""
+    or the catalogue has no such figure.
+
+    A device with fewer compute units than the catalogue's full device is a partition (MI300X in CPX mode, a MIG
+    slice): its compute peak scales with its share of the units. Its memory bandwidth depends on the memory
+    partition mode, which the name does not tell, so no bandwidth peak is given for it.
+    """
     entry = find_board(gpus, name, compute_units)
     if entry is None:
         return None
     value = entry.memory_bandwidth_gbps if key == "bandwidth" else entry.peak_tflops.get(key)
     if not value:
         return None
-    return Peak(entry.per_device(value), entry.peak_source, entry.peak_confirmed, entry.devices_per_board)
+    share = 1.0
+    if compute_units and entry.compute_units and 0 < compute_units < entry.compute_units:
+        if key == "bandwidth":
+            return None
+        share = compute_units / entry.compute_units
+    return Peak(entry.per_device(value) * share, entry.peak_source, entry.peak_confirmed, entry.devices_per_board,
+                share)

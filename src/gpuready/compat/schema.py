@@ -53,8 +53,9 @@ class GpuEntry:
     rates_confirmed: bool | None = None
     """Whether the rates come from the vendor's own text; ``None`` means ``confirmed`` covers them."""
     compute_units: int | None = None
-    """CUs (AMD) or SMs (NVIDIA) of one visible device: tells apart boards that report the same name (an MI250X GCD
-    has 110, an MI250 GCD 104; both call themselves ``AMD Instinct MI250X / MI250``)."""
+    """CUs (AMD) or SMs (NVIDIA) of one visible device in its default mode: tells apart boards that report the same
+    name (an MI250X GCD has 110, an MI250 GCD 104; both call themselves ``AMD Instinct MI250X / MI250``), and a device
+    reporting fewer is a partition that gets its share of the compute peak."""
     devices_per_board: int = 1
     """How many devices the OS and frameworks see per board (2 GCDs on MI250X/MI250). Memory, bandwidth and peak
     rates are per board, as vendors state them; ``per_device`` divides."""

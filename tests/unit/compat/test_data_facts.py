@@ -124,3 +124,19 @@ def test_confirmed_wheel_arch_lists_carry_their_evidence() -> None:
     assert "sm_70" in releases["2.8.0"]["cu128"].arch_list
     assert "sm_70" not in releases["2.11.0"]["cu128"].arch_list
     assert "gfx1100" in releases["2.4.1"]["rocm6.0"].arch_list
+
+
+def test_a_partition_gets_its_share_of_the_compute_peak_and_no_bandwidth_guess() -> None:
+    from gpuready.compat.catalogue import peak_of
+
+    full = peak_of(GPUS, "AMD Instinct MI300X", "bf16", 304)
+    cpx = peak_of(GPUS, "AMD Instinct MI300X", "bf16", 38)  # CPX mode: eight 38-CU devices
+    assert full is not None and cpx is not None
+    assert full.value == 1307.4 and cpx.value == pytest.approx(1307.4 / 8)
+    assert cpx.settings()["peak_partition_share"] == pytest.approx(0.125)
+    assert peak_of(GPUS, "AMD Instinct MI300X", "bandwidth", 38) is None
+    assert peak_of(GPUS, "AMD Instinct MI300X", "bandwidth", 304).value == 5300  # type: ignore[union-attr]
+    mig = peak_of(GPUS, "NVIDIA A100-SXM4-40GB", "bf16", 14)  # a 1g MIG slice
+    assert mig is not None and mig.value == pytest.approx(312 * 14 / 108)
+    gcd = peak_of(GPUS, "AMD Instinct MI250X / MI250", "bf16", 110)
+    assert gcd is not None and gcd.value == pytest.approx(383.0 / 2) and "peak_partition_share" not in gcd.settings()
