@@ -112,7 +112,29 @@ class RunStore:
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    def _migrate(self) -> None:
+    def _migrate(self, patience: float = 60.0) -> None:
+        """Apply the migrations; on SQLite, retry while another process holds the database.
+
+        Processes that open a new SQLite store at the same moment (ranks under torchrun) can get "database is
+        locked" at once rather than after the busy timeout: switching the journal to WAL, or a read transaction
+        that has to become a write one after another process committed, is refused without waiting.
+        """
+        import random
+        import time
+
+        from sqlalchemy.exc import OperationalError
+
+        deadline = time.monotonic() + patience
+        while True:
+            try:
+                self._migrate_once()
+                return
+            except OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02 + random.random() * 0.1)
+
+    def _migrate_once(self) -> None:
         from sqlalchemy import text
 
         with self.engine.begin() as connection:

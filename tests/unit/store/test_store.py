@@ -72,6 +72,45 @@ def test_eight_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
     assert all(Run.from_dict(__import__("json").loads(doc)).id == run_id for run_id, doc in documents)
 
 
+def test_writers_opening_a_new_store_at_once_all_get_in(tmp_path: Path) -> None:
+    """Ranks under torchrun create the same SQLite store at the same moment (this once failed with 'locked')."""
+    url = _url(tmp_path)
+    start = time.time() + 2.0
+    racer = "import time, sys\nwhile time.time() < float(sys.argv[4]): pass\n" + WRITER
+    writers = [subprocess.Popen([sys.executable, "-c", racer, url, "5", str(n), str(start)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for n in range(6)]
+    for writer in writers:
+        _, error = writer.communicate(timeout=300)
+        assert writer.returncode == 0, error.decode()[-500:]
+    assert open_store(url).count() == 30
+
+
+def test_a_locked_database_while_migrating_is_retried_and_other_errors_are_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sqlalchemy.exc import OperationalError
+
+    from gpuready.store.database import RunStore
+
+    real = RunStore._migrate_once
+    calls: list[int] = []
+
+    def flaky(self: RunStore) -> None:
+        calls.append(1)
+        if len(calls) <= 2:  # what SQLite answers when another process switched to WAL or committed first
+            raise OperationalError("PRAGMA journal_mode=WAL", {}, Exception("database is locked"))
+        real(self)
+
+    monkeypatch.setattr(RunStore, "_migrate_once", flaky)
+    assert open_store(_url(tmp_path)).version == SCHEMA_MIGRATIONS[-1][0] and len(calls) == 3
+
+    def broken(self: RunStore) -> None:
+        raise OperationalError("SELECT", {}, Exception("disk I/O error"))
+
+    monkeypatch.setattr(RunStore, "_migrate_once", broken)
+    with pytest.raises(StoreError, match="disk I/O error"):
+        open_store(f"sqlite:///{tmp_path / 'other.sqlite'}")
+
+
 def test_a_writer_killed_mid_write_leaves_every_committed_run(tmp_path: Path) -> None:
     url = _url(tmp_path)
     open_store(url)
