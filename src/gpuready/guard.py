@@ -27,6 +27,10 @@ LOG = logging.getLogger("gpuready.guard")
 _NVIDIA = re.compile(r"Kernel Module\s+(?:for\s+\S+\s+)?(\d+\.\d+(?:\.\d+)?)")
 
 
+DEVICE_NODES = {"amd": "/dev/kfd", "nvidia": "/dev/nvidiactl"}
+"""Per vendor, the device node a GPU process needs; its absence means the GPU is not reachable here."""
+
+
 @dataclass(frozen=True, slots=True)
 class CurrentFacts:
     """What the guard can learn in milliseconds; ``None`` means it could not tell (and is not held against you)."""
@@ -36,7 +40,7 @@ class CurrentFacts:
     nvidia_driver: str | None = None
     environment: Mapping[str, str] = field(default_factory=dict)
     device_nodes: Mapping[str, bool] = field(default_factory=dict)
-    """Per vendor (``amd``: /dev/kfd, ``nvidia``: /dev/nvidiactl), whether the node exists; absent = not looked."""
+    """Per vendor, whether its ``DEVICE_NODES`` entry exists; a vendor left out was not looked at."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +74,7 @@ def current_facts(environ: Mapping[str, str] | None = None) -> CurrentFacts:
     match = _NVIDIA.search(nvidia_text)
     return CurrentFacts(versions, amdgpu, match.group(1) if match else None,
                         relevant_environment(os.environ if environ is None else environ),
-                        {"amd": os.path.exists("/dev/kfd"), "nvidia": os.path.exists("/dev/nvidiactl")})
+                        {vendor: os.path.exists(node) for vendor, node in DEVICE_NODES.items()})
 
 
 def _locked_gpu_vendors(fingerprint: Fingerprint) -> set[str]:
@@ -106,9 +110,8 @@ def decide(model: str, lock: str | os.PathLike[str] = "gpuready.lock", *, fallba
     facts = facts or current_facts()
     missing = sorted(v for v in vendors if facts.device_nodes.get(v) is False)
     if missing:
-        nodes = {"amd": "/dev/kfd", "nvidia": "/dev/nvidiactl"}
         return Decision(fallback, False, (f"the locked {', '.join(missing)} GPU is not visible here (no "
-                                          f"{', '.join(nodes[v] for v in missing)}): run gpuready doctor",))
+                                          f"{', '.join(DEVICE_NODES[v] for v in missing)}): run gpuready doctor",))
     reasons = []
     for framework in locked.fingerprint.frameworks:
         was, now = framework.version.value, facts.framework_versions.get(framework.name)

@@ -56,6 +56,7 @@ def gemm(device_name: str = "auto", repeat: int = 5, sizes: tuple[int, ...] | No
     if device.type == "cuda":
         dtypes["tf32"] = torch.float32
     results = []
+    peaks = catalogue_peaks(torch, device)
     for label, dtype in dtypes.items():
         sweep: dict[str, float] = {}
         best: tuple[float, list[float], int] | None = None
@@ -74,21 +75,24 @@ def gemm(device_name: str = "auto", repeat: int = 5, sizes: tuple[int, ...] | No
                 best = (sweep[str(n)], tflops, n)
         assert best is not None
         settings: dict[str, object] = {"best_n": best[2], "sweep_median_tflops": sweep, "device": str(device)}
-        found = catalogue_peak(torch, device, label)
+        found = peaks(label)
         if found:
             settings |= {"peak": found.value, "fraction_of_peak": best[0] / found.value, **found.settings()}
         results.append(measurement(f"gemm_tflops_{label}", "TFLOP/s", best[1], "micro.gemm", settings))
     return results
 
 
-def catalogue_peak(torch: Any, device: Any, key: str) -> Peak | None:
-    """The GPU catalogue's peak for this device and where it was read (see ``catalogue_peak_of``)."""
+def catalogue_peaks(torch: Any, device: Any) -> Callable[[str], Peak | None]:
+    """A look-up of this device's catalogue peaks by key (a dtype, or ``bandwidth``); the catalogue is read once."""
     if device.type != "cuda":
-        return None
-    from gpuready.bench.check import catalogue_peak_of
+        return lambda key: None
+    from gpuready.compat.catalogue import peak_of
+    from gpuready.compat.load import load_dataset
 
-    return catalogue_peak_of(torch.cuda.get_device_name(device), key,
-                             torch.cuda.get_device_properties(device).multi_processor_count)
+    gpus = load_dataset().gpus.gpus
+    name = torch.cuda.get_device_name(device)
+    compute_units = torch.cuda.get_device_properties(device).multi_processor_count
+    return lambda key: peak_of(gpus, name, key, compute_units)
 
 
 def copy_bandwidth(device_name: str = "auto", repeat: int = 5, megabytes: int = 256) -> list[Measurement]:
@@ -103,7 +107,7 @@ def copy_bandwidth(device_name: str = "auto", repeat: int = 5, megabytes: int = 
     seconds = _timed(torch, device, lambda: target.copy_(source), repeat)
     rates = [2 * bytes_moved / s / 1e9 for s in seconds]
     settings: dict[str, object] = {"megabytes": megabytes, "device": str(device)}
-    found = catalogue_peak(torch, device, "bandwidth")
+    found = catalogue_peaks(torch, device)("bandwidth")
     if found:
         median = sorted(rates)[len(rates) // 2]
         settings |= {"peak": found.value, "fraction_of_peak": median / found.value, **found.settings()}

@@ -5,12 +5,16 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gpuready.compare.bootstrap import median_ratio
 from gpuready.compare.cost import CostInputs, CostLine, cost_line, price_for
 from gpuready.compare.environment import environment_rows
 from gpuready.compare.model import Comparison, MetricComparison, Pairing, PaperPeaks, Side, SideSummary
 from gpuready.model import Measurement, RunKind, Severity
+
+if TYPE_CHECKING:
+    from gpuready.compat.schema import GpuEntry
 
 LOWER_IS_BETTER = frozenset({"step_time", "peak_memory", "energy_per_step", "joules_per_token", "data_time_share",
                              "average_power"})
@@ -107,20 +111,20 @@ def _best_by_workload(found: dict[str, Measurement]) -> dict[str, Measurement]:
     best: dict[str, Measurement] = {}
     for m in found.values():
         if m.metric in THROUGHPUT and "batch_size" in m.settings:
-            key = alignment_key(measurement_without_batch(m))
+            key = alignment_key(_without_batch(m))
             if key not in best or m.summary.median > best[key].summary.median:
                 best[key] = m
     return best
 
 
-def measurement_without_batch(m: Measurement) -> Measurement:
+def _without_batch(m: Measurement) -> Measurement:
     """The measurement with its batch size left out of the settings (for grouping only)."""
     return dataclasses.replace(m, settings={k: v for k, v in m.settings.items() if k != "batch_size"})
 
 
 def _best_batch_rows(ours: dict[str, Measurement], theirs: dict[str, Measurement]) -> list[MetricComparison]:
     """Throughput of a workload both sides measured, but never at the same batch size: each side at its best."""
-    exact = {alignment_key(measurement_without_batch(m)) for key, m in ours.items() if key in theirs}
+    exact = {alignment_key(_without_batch(m)) for key, m in ours.items() if key in theirs}
     a_best, b_best = _best_by_workload(ours), _best_by_workload(theirs)
     rows = []
     for key in sorted(a_best.keys() & b_best.keys() - exact):
@@ -162,16 +166,15 @@ def _headline(rows: Sequence[MetricComparison]) -> MetricComparison | None:
     return rows[0] if rows else None
 
 
-def paper_peaks(baseline: Side, other: Side, rows: Sequence[MetricComparison]) -> PaperPeaks | None:
+def paper_peaks(baseline: Side, other: Side, rows: Sequence[MetricComparison],
+                gpus: Sequence[GpuEntry]) -> PaperPeaks | None:
     """Both GPUs' catalogue peaks for the headline workload's precision, when the catalogue has both."""
     from gpuready.compat.catalogue import PEAK_KEY_OF_PRECISION, peak_of
-    from gpuready.compat.load import load_dataset
 
     headline = _headline(rows)
     if headline is None:
         return None
     dtype = PEAK_KEY_OF_PRECISION.get(str(headline.settings.get("precision", "fp32")), "fp32")
-    gpus = load_dataset().gpus.gpus
     base, mine = (peak_of(gpus, side.device, dtype, side.compute_units) for side in (baseline, other))
     if base is None or mine is None:
         return None
@@ -239,14 +242,17 @@ def compare_sides(sides: Sequence[Side], cost: CostInputs | None = None) -> Comp
     """The first side is the baseline; every other side is compared with it."""
     if len(sides) < 2:
         raise ValueError("a comparison needs at least two sides")
+    from gpuready.compat.load import load_dataset
+
     summaries = [summarize_side(side) for side in sides]
+    gpus = load_dataset().gpus.gpus
     costs = [line for side in sides for line in (_costs(side, cost) if cost else [])]
     pairings = []
     for side, summary in zip(sides[1:], summaries[1:], strict=True):
         rows, unmatched = _metric_rows(sides[0], side)
         pair_costs = tuple(line for line in costs if line.side in (sides[0].name, side.name))
         parity = _parity(summaries[0], summary)
-        paper = paper_peaks(sides[0], side, rows)
+        paper = paper_peaks(sides[0], side, rows, gpus)
         pairings.append(Pairing(sides[0].name, side.name, tuple(rows), tuple(unmatched), pair_costs,
                                 tuple(parity), _conclusion(summaries[0], summary, rows, pair_costs, parity, paper),
                                 paper))

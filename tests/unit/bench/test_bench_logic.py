@@ -161,3 +161,18 @@ def test_a_peak_from_third_party_material_is_marked_in_the_table() -> None:
 
     assert "41% of 989.4*" in rendered(False) and UNCONFIRMED_NOTE in rendered(False)
     assert "41% of 989.4 " in rendered(True) and UNCONFIRMED_NOTE not in rendered(True)
+
+
+def test_micro_benchmarks_read_the_device_peaks_once_with_its_compute_units() -> None:
+    from types import SimpleNamespace
+
+    from gpuready.bench.micro import catalogue_peaks
+
+    fake_torch = SimpleNamespace(cuda=SimpleNamespace(  # stands in for torch on an MI300X in CPX mode
+        get_device_name=lambda device: "AMD Instinct MI300X",
+        get_device_properties=lambda device: SimpleNamespace(multi_processor_count=38)))
+    peaks = catalogue_peaks(fake_torch, SimpleNamespace(type="cuda"))
+    bf16 = peaks("bf16")
+    assert bf16 is not None and bf16.value == pytest.approx(1307.4 / 8)
+    assert peaks("bandwidth") is None, "a partition's bandwidth share is not guessed"
+    assert catalogue_peaks(fake_torch, SimpleNamespace(type="cpu"))("bf16") is None
