@@ -19,8 +19,8 @@ TARGET_RATIO = 3.0
 def main() -> int:
     import torch
 
-    from gpuready.audit.run import run_audit
-    from gpuready.audit.workload import load_workload
+    from gpuready.placement.run import run_audit
+    from gpuready.workloads.loader import load_workload
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="transformer")

@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from gpuready.guard import decide
-from gpuready.lock.lockfile import Lock, installed_distributions, render_lock
 from gpuready.model import Device, Fact, Vendor
+from gpuready.pinning.lockfile import Lock, installed_distributions, render_lock
 from gpuready.probe import collect_fingerprint
 
 WARM_TARGET_S = 0.020

@@ -33,7 +33,7 @@ def median_interval(ratios: list[float], resamples: int = 2000, seed: int = 0) -
 def main() -> int:
     import torch
 
-    from gpuready.bench.workload import StepSettings, build, time_steps
+    from gpuready.benchmark.harness import StepSettings, build, time_steps
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workload", default="transformer")

@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from gpuready.scan.engine import scan_tree
-from gpuready.scan.kb import load_kb
+from gpuready.scanner.engine import scan_tree
+from gpuready.scanner.kb import load_kb
 
 PER_CORE_TARGET = 50_000
 WARM_TARGET = 0.10

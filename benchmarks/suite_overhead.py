@@ -13,8 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-from gpuready.checks.launchers import SubprocessLauncher
 from gpuready.checks.registry import BUILTIN
+from gpuready.isolation.launchers import SubprocessLauncher
 
 WALL_TARGET_S = 60.0
 OVERHEAD_TARGET = 0.15

@@ -16,7 +16,7 @@ import yaml
 
 from gpuready.compat.judge import Verdict, judge, verdict
 from gpuready.compat.load import Dataset
-from gpuready.probe.reports import read_fingerprint
+from gpuready.probe.paste import read_fingerprint
 from tests.fixture_kinds import FIXTURES, Fixture, all_fixtures
 
 PROBLEM_CODES: dict[str, set[str]] = {
@@ -77,7 +77,7 @@ def expectations() -> dict[str, dict[str, Any]]:
 
 def judged_fixtures() -> list[Fixture]:
     """Fixtures doctor can read by themselves (kind detected), which are not deliberately malformed."""
-    from gpuready.probe.reports import detect_kind
+    from gpuready.probe.paste import detect_kind
 
     return [f for f in all_fixtures() if f.kind in JUDGED_KINDS and "truncated" not in f.case
             and detect_kind(f.text()) is not None]

@@ -91,7 +91,7 @@ def _locked_gpu_vendors(fingerprint: Fingerprint) -> set[str]:
 def decide(model: str, lock: str | os.PathLike[str] = "gpuready.lock", *, fallback: str = "cpu",
            accelerator: str = "cuda", facts: CurrentFacts | None = None) -> Decision:
     """The accelerator when ``model`` is verified in the lock and nothing relevant drifted; the fallback otherwise."""
-    from gpuready.lock.lockfile import read_lock
+    from gpuready.pinning.lockfile import read_lock
 
     path = Path(lock)
     if not path.exists():

@@ -10,11 +10,11 @@ import pytest
 
 from gpuready.cli import main
 from gpuready.model import CheckStatus, Run, Vendor
-from gpuready.report.json_report import render_json
 from gpuready.report.markdown import escape, render_run_markdown
 from gpuready.report.prometheus import label_value, render_prometheus
 from gpuready.store import open_store
-from tests.unit.compare.builders import bench_run, check_run, scan_run, step_times
+from gpuready.store import render_run as render_json
+from tests.unit.comparison.builders import bench_run, check_run, scan_run, step_times
 
 HOSTILE = "<script>alert('x')</script> | `rm` [link](http://x) $1$ -->"
 
@@ -90,10 +90,10 @@ def test_report_writes_every_format_and_escapes(tmp_path: Path, capsys: pytest.C
     assert "<script>" not in markdown and "\\|" in markdown and "&lt;script&gt;" in markdown
     assert "testcase" in files["junit"].read_text()
     prom = files["prom"].read_text()
-    assert 'gpuready_checks{kind="check",device="",label="",status="fail"} 1' in prom
-    assert 'gpuready_verdict{kind="check",device="",label="",verdict="fail"} 1' in prom
+    assert 'gpuready_checks{device="",kind="check",label="",status="fail"} 1.0' in prom
+    assert 'gpuready_verdict{device="",kind="check",label="",level="fail",verdict="FAIL"} 1.0' in prom
     code = main(["report", str(path)])
-    assert code == 0 and "1 of 2 checks passed" in capsys.readouterr().out
+    assert code == 0 and "FAIL: 1 pass, 1 failed" in capsys.readouterr().out
     assert main(["report", str(path), "--json"]) == 0
     assert Run.from_dict(json.loads(capsys.readouterr().out)) == run
 
@@ -111,7 +111,8 @@ def test_prometheus_output_parses_and_escapes_labels() -> None:
     text = render_prometheus(run)
     assert label_value('a"b\\c\nd') == 'a\\"b\\\\c\\nd'
     families = [line for line in text.splitlines() if line.startswith("# TYPE")]
-    assert {line.split()[2] for line in families} == {"gpuready_run_timestamp_seconds", "gpuready_measurement_median"}
+    assert {line.split()[2] for line in families} == {"gpuready_run_timestamp_seconds", "gpuready_verdict",
+                                                      "gpuready_measurement_median"}
     sample = next(line for line in text.splitlines() if 'metric="step_time"' in line)
     assert float(sample.rsplit(" ", 1)[1]) == pytest.approx(0.1, rel=0.02)
     assert 'device="AMD \\"Instinct\\" MI300X\\\\"' in sample and 'label="line\\nbreak"' in sample
@@ -136,9 +137,9 @@ def test_doctor_writes_a_prometheus_textfile_for_monitoring(tmp_path: Path,
     capsys.readouterr()
     text = prom.read_text()
     verdict = next(line for line in text.splitlines() if line.startswith("gpuready_verdict{"))
-    assert 'kind="doctor"' in verdict and verdict.endswith(" 1")
+    assert 'kind="doctor"' in verdict and verdict.endswith(" 1.0")
     assert ('verdict="NOT READY"' in verdict) == (code == 1)
-    assert 'gpuready_findings{kind="doctor"' in text
+    assert 'gpuready_findings{device="cpu",kind="doctor"' in text
 
 
 def test_runs_import_and_delete_speak_json_and_import_all_or_nothing(tmp_path: Path,
@@ -154,5 +155,6 @@ def test_runs_import_and_delete_speak_json_and_import_all_or_nothing(tmp_path: P
     assert main(["runs", "import", str(a), str(b), "--store", url, "--json"]) == 0
     ids = json.loads(capsys.readouterr().out)
     assert len(ids) == 2
-    assert main(["runs", "delete", ids[0][:10], "--store", url, "--json"]) == 0
+    assert main(["runs", "delete", ids[0][:10], "--store", url, "--json"]) == 2, "delete takes whole ids only"
+    assert main(["runs", "delete", ids[0], "--store", url, "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == [ids[0]]

@@ -26,7 +26,7 @@ def test_doctor_json_is_a_run_with_findings(capsys: pytest.CaptureFixture[str]) 
     data = json.loads(out)
     jsonschema.validate(data, SCHEMA)
     run = Run.from_dict(data)
-    assert run.kind.value == "doctor" and "verdict:NOT READY" in run.tags
+    assert run.kind.value == "doctor" and run.outcome.verdict.value == "NOT READY"
     assert any(f.code == "gpu.none" and f.remedy for f in run.findings)
 
 

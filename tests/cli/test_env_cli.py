@@ -137,7 +137,7 @@ def test_missing_file_and_usage_errors(capsys: pytest.CaptureFixture[str], tmp_p
     code, _, err = run_cli(capsys, "env", "--from", str(tmp_path / "nope.txt"))
     assert code == 2 and "no such file" in err
     code, _, err = run_cli(capsys, "env", "--kind", "rocminfo")
-    assert code == 2 and "--kind only applies with --from" in err
+    assert code == 2 and "--kind: a report kind applies only when reports are read" in err
     code, _, err = run_cli(capsys, "env", "--from", str(FIXTURES / "rocminfo/rx7900xtx-gfx1100-rocm6.2.2.txt"),
                            "--kind", "amd-smi-static")
     assert code == 2 and "not a readable amd-smi-static report" in err
@@ -205,6 +205,6 @@ def test_unsupported_gpu_warning_gives_arch_and_compiled_list(capsys: pytest.Cap
 
 def test_cli_report_kinds_match_the_reader() -> None:
     from gpuready.cli import REPORT_KINDS
-    from gpuready.probe.reports import ReportKind
+    from gpuready.probe.paste import ReportKind
 
     assert set(REPORT_KINDS) == {k.value for k in ReportKind}

@@ -7,12 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from gpuready.audit.api import audit
 from gpuready.cli import main
+from gpuready.errors import InputError
+from gpuready.model import Run, Verdict
+from gpuready.model.config import AuditConfig
+from gpuready.placement.driver import AuditView, run_torch_audit
 from tests.fixture_kinds import FIXTURES
 
 pytestmark = pytest.mark.torch
 PLANTED = FIXTURES / "audit-models" / "planted.py"
+
+
+def audit(model: str, *, perturb: str = "", **options: object) -> Run:
+    return run_torch_audit(AuditConfig(model=model, **options), perturb=perturb)  # type: ignore[arg-type]
 
 
 def _codes(model: str, mode: str = "train") -> set[tuple[str, str]]:
@@ -51,36 +58,38 @@ def test_the_cli_runs_it_isolated_and_sets_the_exit_code(tmp_path: Path, capsys:
     assert "CLEAN" in capsys.readouterr().out
 
 
-def test_a_model_that_fails_to_load_is_a_finding_not_a_crash(tmp_path: Path) -> None:
+def test_a_model_that_fails_to_build_is_a_finding_and_a_missing_one_is_bad_input(tmp_path: Path) -> None:
     broken = tmp_path / "broken.py"
-    broken.write_text("import torch\nraise RuntimeError('cannot build the model')\n")
+    broken.write_text("import torch\n\ndef factory():\n    raise RuntimeError('cannot build the model')\n")
     outcome = audit(f"{broken}:factory", device="standin")
     assert [f.code for f in outcome.findings] == ["audit.model_failed"]
     assert "cannot build the model" in outcome.findings[0].message
-    missing = audit(f"{tmp_path}/nope.py:factory", device="standin")
-    assert "no such file" in missing.findings[0].message
+    assert outcome.outcome.verdict is Verdict.BLOCKED
+    with pytest.raises(InputError, match="no such file"):
+        audit(f"{tmp_path}/nope.py:factory", device="standin")
 
 
 def test_op_coverage_replays_every_distinct_op_and_catches_a_perturbed_one() -> None:
-    outcome = audit("transformer", device="standin", inline=True)
-    assert len(outcome.coverage) >= 20
-    assert all(entry["status"] == "ok" for entry in outcome.coverage), outcome.coverage
+    coverage = AuditView.of(audit("transformer", device="standin", inline=True)).coverage
+    assert len(coverage) >= 20
+    assert all(entry["status"] == "ok" for entry in coverage), coverage
     perturbed = audit("transformer", device="standin", inline=True, perturb="aten.gelu")
     mismatches = [f for f in perturbed.findings if f.code == "audit.op_mismatch"]
     assert [f.evidence["op"] for f in mismatches] == ["aten.gelu.default"]
-    assert perturbed.blocked
+    assert perturbed.outcome.verdict is Verdict.BLOCKED
 
 
 def test_op_coverage_runs_isolated() -> None:
     outcome = audit("mlp", device="standin")
-    assert outcome.coverage_result is not None and outcome.coverage_result.status.value == "pass"
-    assert {entry["status"] for entry in outcome.coverage} == {"ok"}
+    assert [r.check_id for r in outcome.results] == ["audit.step", "audit.coverage"]
+    assert outcome.results[1].status.value == "pass"
+    assert {entry["status"] for entry in AuditView.of(outcome).coverage} == {"ok"}
 
 
 def test_jax_cpu_fallback_on_a_gpu_machine_is_a_blocker() -> None:
     pytest.importorskip("jax")
-    from gpuready.audit.jax_audit import audit_jax
     from gpuready.model import Device, Fingerprint, Vendor
+    from gpuready.placement.jax_audit import audit_jax
 
     amd_host = Fingerprint(devices=(Device(index=0, vendor=Vendor.AMD),))
     findings, result = audit_jax(amd_host)
@@ -92,9 +101,9 @@ def test_jax_cpu_fallback_on_a_gpu_machine_is_a_blocker() -> None:
 
 
 def test_a_replay_that_dies_names_the_op_it_died_in() -> None:
-    from gpuready.audit.api import replay_ops
-    from gpuready.audit.replay import ReplayOp
-    from gpuready.audit.trace import Trace
+    from gpuready.placement.driver import replay_ops
+    from gpuready.placement.replay import ReplayOp
+    from gpuready.placement.trace import Trace
 
     ops = (ReplayOp("aten.relu.default", [[{"tensor": [4], "dtype": "float32"}], {}]),
            ReplayOp("aten.no_such_op.default", [[{"tensor": [4], "dtype": "float32"}], {}]),

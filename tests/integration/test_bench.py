@@ -17,7 +17,7 @@ pytestmark = pytest.mark.torch
 def test_flops_of_a_model_whose_flops_are_known() -> None:
     import torch
 
-    from gpuready.bench.workload import count_flops
+    from gpuready.benchmark.harness import count_flops
 
     layer = torch.nn.Linear(64, 32, bias=False)
     x = torch.randn(16, 64)
@@ -69,5 +69,6 @@ def test_hugging_face_architectures_from_config(family: str, tmp_path: Path,
     capsys.readouterr()
     measurements = json.loads(out.read_text())["measurements"]
     tokens = next(m for m in measurements if m["metric"] == "tokens_per_s")
-    assert tokens["workload"] == "user" and tokens["settings"]["workload"] == f"hf:{family}"
+    assert tokens["workload"] == tokens["settings"]["workload"] == f"hf:{family}"
+    assert tokens["settings"]["size"] == "tiny" and tokens["settings"]["model_config"]
     assert main(["bench", "--hf", "bert"]) == 2

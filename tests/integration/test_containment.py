@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuready.checks.launchers import InlineLauncher, SubprocessLauncher
 from gpuready.checks.selftest import SELFTEST
+from gpuready.isolation.launchers import InlineLauncher, SubprocessLauncher
 from gpuready.model import CheckStatus
 
 BY_NAME = {spec.id.removeprefix("selftest."): spec for spec in SELFTEST}
@@ -35,7 +35,7 @@ def test_every_misbehaviour_is_a_result_and_the_suite_completes(tmp_path: Path) 
     events: list[tuple[str, str]] = []
     launcher = SubprocessLauncher(timeout_s=2.0, env={"GPUREADY_SELFTEST_PIDFILE": str(pidfile)})
     start = time.monotonic()
-    results = launcher.run(specs, lambda event, spec, result: events.append((event, spec.id)))
+    results = launcher.run(specs, lambda event: events.append((event.kind, event.spec.id)))
     elapsed = time.monotonic() - start
     status = {r.check_id.removeprefix("selftest."): r for r in results}
     assert [r.check_id for r in results] == [s.id for s in specs], "one result per check, in order"

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from gpuready.compare import CostInputs, Side, compare_sides
+from gpuready.comparison import CostInputs, Side, compare_sides
 from gpuready.model import CheckStatus, Vendor
 from gpuready.report.html import render_comparison_html, render_run_html
-from tests.unit.compare.builders import bench_run, check_run, scan_run, step_times
+from tests.unit.comparison.builders import bench_run, check_run, scan_run, step_times
 
 playwright = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("matplotlib")

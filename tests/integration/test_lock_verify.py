@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gpuready.cli import main
-from gpuready.lock.lockfile import read_lock
+from gpuready.pinning.lockfile import read_lock
 
 pytest.importorskip("torch")
 
@@ -25,4 +25,6 @@ def test_lock_records_baselines_and_verify_re_runs_them(tmp_path: Path, capsys: 
     code = main(["verify", str(path), "--json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 0, report
-    assert report["ok"] and report["benches"] and not report["check_regressions"]
+    assert report["outcome"]["verdict"] == "VERIFIED"
+    codes = [f["code"] for f in report["findings"]]
+    assert "verify.bench" in codes and not any(code.startswith("verify.regressed") for code in codes)

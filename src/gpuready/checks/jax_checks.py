@@ -7,7 +7,7 @@ import os
 import tempfile
 from typing import Any
 
-from gpuready.checks.spec import CheckContext, Fail, Skip
+from gpuready.isolation.spec import CheckContext, Fail, Skip
 
 
 def _jax() -> Any:

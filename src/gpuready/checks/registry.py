@@ -6,8 +6,8 @@ import difflib
 import fnmatch
 from collections.abc import Iterable, Sequence
 
-from gpuready.checks.spec import CheckSpec
-from gpuready.errors import UsageError
+from gpuready.errors import InputError
+from gpuready.isolation.spec import CheckSpec
 
 SUITES = ("quick", "full", "distributed")
 
@@ -37,13 +37,13 @@ class Registry:
         except KeyError:
             close = difflib.get_close_matches(check_id, list(self._specs), n=3)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise UsageError(f"unknown check {check_id!r}{hint}") from None
+            raise InputError(f"unknown check {check_id!r}{hint}", field="checks") from None
 
     def select(self, suite: str | None = None, only: Sequence[str] = (), framework: str | None = None
                ) -> list[CheckSpec]:
         """Checks of a suite (a full suite includes quick), filtered by id globs and framework."""
         if suite is not None and suite not in SUITES:
-            raise UsageError(f"unknown suite {suite!r}; choose one of {', '.join(SUITES)}")
+            raise InputError(f"unknown suite {suite!r}; choose one of {', '.join(SUITES)}", field="suite")
         chosen = []
         for spec in self._specs.values():
             if framework and spec.framework != framework:
@@ -61,7 +61,7 @@ class Registry:
             pattern = only[0]
             close = difflib.get_close_matches(pattern, list(self._specs), n=3)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise UsageError(f"--only {', '.join(only)} matches no check{hint}")
+            raise InputError(f"{', '.join(only)} matches no check{hint}", field="only")
         return chosen
 
 

@@ -6,7 +6,7 @@ import ctypes
 import os
 import time
 
-from gpuready.checks.spec import CheckContext, CheckSpec, Fail, Skip
+from gpuready.isolation.spec import CheckContext, CheckSpec, Fail, Skip
 
 
 def passes(context: CheckContext) -> None:

@@ -1,23 +1,16 @@
-"""Judge a fingerprint against the data: findings ordered by severity, and the verdict they add up to."""
+"""Judge a fingerprint against the data: findings worst first, and the Run of a ``doctor`` (or ``env``)."""
 
 from __future__ import annotations
 
 import datetime
-import enum
 
+from gpuready import __version__
 from gpuready.compat.load import Dataset
 from gpuready.compat.rules import ALL_RULES, Context
-from gpuready.model import Finding, Fingerprint, Severity
+from gpuready.model import Finding, Fingerprint, Run, RunKind, Verdict, make_run, worst_first
+from gpuready.model.outcome import readiness
 
-_ORDER = {Severity.BLOCKER: 0, Severity.WARN: 1, Severity.INFO: 2}
-
-
-class Verdict(str, enum.Enum):
-    """What the findings add up to."""
-
-    READY = "READY"
-    READY_WITH_WARNINGS = "READY WITH WARNINGS"
-    NOT_READY = "NOT READY"
+__all__ = ["Verdict", "judge", "judged_run", "verdict"]
 
 
 def judge(fingerprint: Fingerprint, data: Dataset, today: datetime.date | None = None) -> list[Finding]:
@@ -31,15 +24,17 @@ def judge(fingerprint: Fingerprint, data: Dataset, today: datetime.date | None =
             if key not in seen:
                 seen.add(key)
                 findings.append(item)
-    return sorted(findings, key=lambda f: _ORDER[f.severity])
+    return worst_first(findings)
 
 
 def verdict(findings: list[Finding]) -> Verdict:
-    """NOT READY on any blocker; READY WITH WARNINGS on any warning (unknowns are warnings: a missing fact never
-    passes as fine); READY otherwise."""
-    severities = {f.severity for f in findings}
-    if Severity.BLOCKER in severities:
-        return Verdict.NOT_READY
-    if Severity.WARN in severities:
-        return Verdict.READY_WITH_WARNINGS
-    return Verdict.READY
+    """READY, READY WITH WARNINGS or NOT READY (``gpuready.model.outcome.readiness``)."""
+    return readiness(findings)
+
+
+def judged_run(fingerprint: Fingerprint, data: Dataset, kind: RunKind = RunKind.DOCTOR,
+               today: datetime.date | None = None) -> Run:
+    """A Run of the fingerprint with its findings and readiness verdict, and the data set it was judged with."""
+    findings = judge(fingerprint, data, today)
+    tags = (f"data:{data.as_of.isoformat()}",)
+    return make_run(kind, __version__, fingerprint=fingerprint, findings=findings, tags=tags)

@@ -186,3 +186,13 @@ if __name__ == "__main__":
             raise SystemExit(f"{file}: the file name must be one of {', '.join(FILES)}") from None
         count = sum(1 for _ in _entries(loaded, str(file)))
         print(f"ok {file}: {count} entries, as_of {loaded.as_of}")
+
+
+def data_summary(dataset: Dataset, today: datetime.date) -> dict[str, object]:
+    """What ``gpuready data validate`` reports about a data set."""
+    age = dataset.age_days(today)
+    return {"directory": dataset.directory, "as_of": dataset.as_of.isoformat(), "age_days": age,
+            "stale": age > STALE_AFTER_DAYS, "gpus": len(dataset.gpus.gpus),
+            "rocm_releases": len(dataset.rocm.releases),
+            "torch_releases": len(dataset.torch.releases), "cuda_toolkits": len(dataset.cuda.toolkits),
+            "jax_rocm_pairings": len(dataset.jax.rocm), "links": len(dataset.links.links)}

@@ -9,7 +9,7 @@ from gpuready.compat.catalogue import find_gpu, normalise_name, suggest
 from gpuready.compat.load import Dataset
 from gpuready.compat.query import arch_runs_on, install_command, parse_version, wheels_for_arch
 from gpuready.compat.schema import Backend, GpuEntry, RocmRelease
-from gpuready.errors import ParseError, UsageError
+from gpuready.errors import InputError, ParseError
 from gpuready.model import Vendor
 from gpuready.probe.parse.os_release import parse_os_name
 
@@ -81,8 +81,8 @@ def parse_os(text: str) -> tuple[str, str]:
     try:
         return parse_os_name(text)
     except ParseError:
-        raise UsageError(f"--os {text!r}: expected a distribution and version such as 'Ubuntu 24.04', 'RHEL 9.6', "
-                         "'SLES 15 SP6'") from None
+        raise InputError(f"{text!r}: expected a distribution and version such as 'Ubuntu 24.04', 'RHEL 9.6', "
+                         "'SLES 15 SP6'", field="os") from None
 
 
 def resolve_gpu(data: Dataset, name: str) -> GpuEntry:
@@ -91,7 +91,7 @@ def resolve_gpu(data: Dataset, name: str) -> GpuEntry:
     if entry is None:
         close = suggest(data.gpus.gpus, name)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        raise UsageError(f"--gpu {name!r} is not in the GPU catalogue{hint}")
+        raise InputError(f"{name!r} is not in the GPU catalogue{hint}", field="gpu")
     return entry
 
 
@@ -129,7 +129,7 @@ def _amd_plan(data: Dataset, gpu: GpuEntry, os_text: str | None, framework: str,
         options = [o for o in options if wanted is not None and parse_version(o.version) is not None and
                    parse_version(o.version).release[:len(wanted.release)] == wanted.release]  # type: ignore[union-attr]
         if not options:
-            raise UsageError(f"--rocm {rocm}: no ROCm release in the data supports {gpu.name} ({gpu.arch})")
+            raise InputError(f"{rocm}: no ROCm release in the data supports {gpu.name} ({gpu.arch})", field="rocm")
     wheels = _wheels(data, gpu, Backend.ROCM) if framework == "torch" else ()
     good = [o for o in options if o.status == "supported" and "preview" not in o.note]
     notes: list[str] = []
@@ -227,7 +227,7 @@ def make_plan(data: Dataset, gpu_name: str, os_text: str | None = None, framewor
     if gpu.vendor is Vendor.AMD:
         return _amd_plan(data, gpu, os_text, framework, rocm)
     if rocm:
-        raise UsageError(f"--rocm applies to AMD GPUs; {gpu.name} is {gpu.vendor.value}")
+        raise InputError(f"applies to AMD GPUs; {gpu.name} is {gpu.vendor.value}", field="rocm")
     return _nvidia_plan(data, gpu, os_text)
 
 

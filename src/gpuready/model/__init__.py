@@ -17,8 +17,10 @@ from gpuready.model.fingerprint import (
     Topology,
     Vendor,
 )
-from gpuready.model.results import CheckResult, CheckStatus, Finding, Measurement, Severity, Summary
-from gpuready.model.run import SCHEMA_VERSION, Run, RunKind
+from gpuready.model.metrics import MetricInfo, metric_info
+from gpuready.model.outcome import Level, Outcome, Verdict
+from gpuready.model.results import CheckResult, CheckStatus, Finding, Measurement, Severity, Summary, worst_first
+from gpuready.model.run import SCHEMA_VERSION, Provenance, Run, RunKind, make_run
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -34,10 +36,14 @@ __all__ = [
     "Fingerprint",
     "Framework",
     "Host",
+    "Level",
     "Link",
     "Measurement",
+    "MetricInfo",
+    "Outcome",
     "Package",
     "ProbeNote",
+    "Provenance",
     "Run",
     "RunKind",
     "Severity",
@@ -45,6 +51,10 @@ __all__ = [
     "Summary",
     "Topology",
     "Vendor",
+    "Verdict",
     "from_dict",
+    "make_run",
+    "metric_info",
     "to_dict",
+    "worst_first",
 ]

@@ -193,4 +193,7 @@ def _decode_dataclass(
                 raise SchemaError(f"missing required field {name!r}", source=source, field=path)
             continue
         values[name] = _decode(hints[name], data[name], f"{path}.{name}", local, source)
-    return cls(**values)
+    try:
+        return cls(**values)
+    except (ValueError, TypeError) as error:  # a dataclass's own consistency check (a Fact's status and value)
+        raise SchemaError(str(error), source=source, field=path) from error

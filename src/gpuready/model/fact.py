@@ -20,6 +20,8 @@ class FactStatus(str, enum.Enum):
     """We could not find out: the tool failed, timed out, or printed something we could not read."""
     UNSUPPORTED = "unsupported"
     """The question does not apply here (a CUDA version on a ROCm build, sysfs on macOS)."""
+    SKIPPED = "skipped"
+    """Not probed, on request (``--no-frameworks``): nothing is known, and nothing went wrong."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +34,8 @@ class Fact(Generic[T]):
     """The command or file it came from (``rocminfo``, ``/etc/os-release``, ``torch (child)``)."""
     detail: str = ""
     """The reason for a non-ok status, or the raw text when ``value`` is a normalised form of it."""
+    section: str = ""
+    """For pasted input: the lines it was read from and what they were recognised as (``lines 12-40 rocminfo``)."""
 
     def __post_init__(self) -> None:
         if self.status is not FactStatus.OK and self.value is not None:
@@ -69,6 +73,11 @@ class Fact(Generic[T]):
     def error(cls, source: str, detail: str) -> Fact[T]:
         """We could not find out, and ``detail`` says why."""
         return cls(FactStatus.ERROR, None, source, detail)
+
+    @classmethod
+    def skipped(cls, source: str = "", detail: str = "not probed, on request") -> Fact[T]:
+        """Not probed because the user asked not to: unknown, and not an error."""
+        return cls(FactStatus.SKIPPED, None, source, detail)
 
     @classmethod
     def unsupported(cls, source: str = "", detail: str = "") -> Fact[T]:

@@ -112,6 +112,8 @@ class Framework:
     """Architectures compiled into the build (``torch.cuda.get_arch_list()``)."""
     default_backend: Fact[str] = field(default_factory=unknown)
     """JAX's default backend (``gpu``, ``rocm``, ``cuda``, ``cpu``)."""
+    installed: bool = True
+    """False when the distribution is not installed at all (every fact is then absent for that reason)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +14,19 @@ class Severity(str, enum.Enum):
     INFO = "info"
     WARN = "warn"
     BLOCKER = "blocker"
+
+    @property
+    def rank(self) -> int:
+        """0 for a blocker, 1 for a warning, 2 for information: sort by it to put the worst first."""
+        return _SEVERITY_RANK[self]
+
+
+_SEVERITY_RANK = {Severity.BLOCKER: 0, Severity.WARN: 1, Severity.INFO: 2}
+
+
+def worst_first(findings: Iterable[Finding]) -> list[Finding]:
+    """Findings ordered blockers, warnings, information (stable within a severity)."""
+    return sorted(findings, key=lambda f: f.severity.rank)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +90,14 @@ class Summary:
 
 @dataclass(frozen=True, slots=True)
 class Measurement:
-    """One measured quantity with every sample kept."""
+    """One measured quantity with every sample kept.
+
+    ``settings`` identify what was measured (two measurements are comparable only when their workload, metric and
+    settings agree): the workload's id, framework, mode, precision, batch size, model size and sequence length, a
+    hash of the model's configuration and, for a user's workload, of its source. ``annotations`` describe the
+    machine or the result (device name, FLOPs per step, the catalogue's peak, the memory counter used) and never
+    take part in alignment.
+    """
 
     metric: str
     unit: str
@@ -84,3 +105,4 @@ class Measurement:
     summary: Summary
     workload: str = ""
     settings: dict[str, Any] = field(default_factory=dict)
+    annotations: dict[str, Any] = field(default_factory=dict)

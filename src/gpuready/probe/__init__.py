@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 
 from gpuready.model import Fact, Fingerprint, Framework, ProbeNote, Stack
+from gpuready.model.config import FingerprintConfig
 from gpuready.probe.access import collect_access
 from gpuready.probe.amd import collect_amd
 from gpuready.probe.devices import merge_devices
@@ -59,10 +61,11 @@ def collect_fingerprint(
     notes: list[ProbeNote] = [*amd.notes, *nvidia.notes]
     found = []
     for name in FRAMEWORKS:
-        framework = static.get(name) or framework_from_child(name, packages, results.get(name))
+        framework = static.get(name) or framework_from_child(name, packages, results.get(name),
+                                                             skipped=not frameworks)
         found.append(framework)
         if not frameworks and name in installed:
-            notes.append(ProbeNote(name, Fact.absent("child process", "framework probes skipped")))
+            notes.append(ProbeNote(name, Fact.skipped("child process", "framework probes skipped on request")))
     triton = triton_framework(packages)
     if triton is not None:
         found.append(triton)
@@ -111,4 +114,15 @@ def collect_fingerprint(
     return redact(fingerprint) if redact_identifiers else fingerprint
 
 
-__all__ = ["LocalSystem", "ReplaySystem", "System", "collect_fingerprint", "redact"]
+def fingerprint_of(config: FingerprintConfig) -> Fingerprint:
+    """This machine's fingerprint, or the one read from the reports the configuration names."""
+    if config.reports:
+        from gpuready.probe.paste import ReportKind, read_fingerprint
+
+        kind = ReportKind(config.report_kind) if config.report_kind else None
+        _, fingerprint = read_fingerprint(Path(config.reports[0]), kind)
+        return redact(fingerprint) if config.redact else fingerprint
+    return collect_fingerprint(frameworks=config.frameworks, redact_identifiers=config.redact)
+
+
+__all__ = ["LocalSystem", "ReplaySystem", "System", "collect_fingerprint", "fingerprint_of", "redact"]

@@ -88,19 +88,22 @@ def _metadata_version(packages: tuple[Package, ...], *names: str) -> tuple[str, 
 
 
 def _framework_without_facts(name: str, reason: Fact[Any], version: Fact[str] | None = None,
-                             variant: Fact[BuildVariant] | None = None) -> Framework:
+                             variant: Fact[BuildVariant] | None = None, installed: bool = True) -> Framework:
     """A framework whose self-reported facts all share one reason for being unknown."""
     return Framework(name=name, version=version or reason, variant=variant or reason, backend_version=reason,
                      accelerator_available=reason, device_count=reason, device_names=reason, device_archs=reason,
-                     arch_list=reason, default_backend=reason)
+                     arch_list=reason, default_backend=reason, installed=installed)
 
 
-def framework_from_child(name: str, packages: tuple[Package, ...], result: CommandResult | None) -> Framework:
-    """Turn a child's answer (or its failure) and the package metadata into a ``Framework``."""
+def framework_from_child(name: str, packages: tuple[Package, ...], result: CommandResult | None,
+                         skipped: bool = False) -> Framework:
+    """Turn a child's answer (or its failure) and the package metadata into a ``Framework``; ``skipped`` when the
+    child was not started on request (what the framework would say is then unknown, not an error)."""
     installed = _metadata_version(packages, name)
     source = f"{name} (child process)"
     if installed is None and result is None:
-        return _framework_without_facts(name, Fact.absent("package metadata", f"{name} is not installed"))
+        return _framework_without_facts(name, Fact.absent("package metadata", f"{name} is not installed"),
+                                        installed=False)
     meta_version: Fact[str] = Fact.of(installed[1], "package metadata") if installed else Fact.absent(
         "package metadata", "no distribution metadata")
     meta_variant: Fact[BuildVariant] = Fact.of(variant_from_version(installed[1]), "package metadata version") \
@@ -116,7 +119,9 @@ def framework_from_child(name: str, packages: tuple[Package, ...], result: Comma
         failure = f"import {name} failed: {payload.get('error', 'unknown error')}"
         payload = None
     if payload is None:
-        return _framework_without_facts(name, Fact.error(source, failure), meta_version, meta_variant)
+        missing: Fact[Any] = Fact.skipped(source, "not probed (frameworks skipped on request)") if (
+            skipped and result is None) else Fact.error(source, failure)
+        return _framework_without_facts(name, missing, meta_version, meta_variant)
     facts = payload.get("facts") or {}
     if not isinstance(facts, dict):
         facts = {}

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from gpuready.model import CheckResult, CheckStatus
+from gpuready.model import CheckResult, CheckStatus, Run
+from gpuready.report.doctor_text import verdict_line
 
 STATUS_STYLE = {CheckStatus.PASS: "green", CheckStatus.SKIP: "dim", CheckStatus.FAIL: "bold red",
                 CheckStatus.ERROR: "bold red", CheckStatus.TIMEOUT: "bold magenta", CheckStatus.CRASH: "bold magenta"}
@@ -21,8 +20,9 @@ def live_line(result: CheckResult) -> str:
             + (f"  {reason[:110]}" if reason and result.status is not CheckStatus.PASS else ""))
 
 
-def render_checks(results: list[CheckResult]) -> RenderableType:
-    """The summary table and the counts."""
+def render_checks(run: Run) -> RenderableType:
+    """The summary table and the verdict with its counts (skips are not failures)."""
+    results = run.results
     table = Table(title="Checks", title_justify="left")
     table.add_column("check", no_wrap=True)
     for column in ("status", "time", "device", "detail"):
@@ -30,8 +30,4 @@ def render_checks(results: list[CheckResult]) -> RenderableType:
     for result in results:
         table.add_row(result.check_id, Text(result.status.value, style=STATUS_STYLE[result.status]),
                       f"{result.duration_s:.2f} s", result.device, str(result.details.get("reason", ""))[:200])
-    counts = Counter(r.status.value for r in results)
-    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-    failed = any(r.status not in (CheckStatus.PASS, CheckStatus.SKIP) for r in results)
-    verdict = Text("FAILED" if failed else "PASSED", style="bold red" if failed else "bold green")
-    return Group(table, verdict + Text(f"  {summary}"))
+    return Group(table, verdict_line(run.outcome))

@@ -6,16 +6,18 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from gpuready.compare import Comparison
-from gpuready.compare.model import MetricComparison
-from gpuready.report.units import describe_settings, format_value
+from gpuready.comparison import Comparison
+from gpuready.comparison.model import MetricComparison
+from gpuready.report.units import describe_settings, format_value, provenance_note
 
 
 def advantage_text(row: MetricComparison) -> tuple[str, str]:
     """('1.31x (1.27-1.35)', verdict) where >1 means the other side is better."""
     advantage = row.advantage
     interval = f" ({advantage.low:.2f}-{advantage.high:.2f})" if advantage.low is not None else ""
-    if advantage.within_noise is None:
+    if row.noisy:
+        verdict = "too noisy to judge"
+    elif advantage.within_noise is None:
         verdict = "no interval (too few samples)"
     elif advantage.within_noise:
         verdict = "within noise"
@@ -26,7 +28,8 @@ def advantage_text(row: MetricComparison) -> tuple[str, str]:
 
 def render_comparison(comparison: Comparison) -> RenderableType:
     """Everything in one group of rich renderables."""
-    parts: list[RenderableType] = []
+    parts: list[RenderableType] = [Text(f"{side.name}: {provenance_note(side.provenance)}", style="bold yellow")
+                                   for side in comparison.sides if provenance_note(side.provenance)]
     for pairing in comparison.pairings:
         parts.append(Text(f"{pairing.other} against {pairing.baseline}", style="bold"))
         parts.append(Text(pairing.conclusion))
@@ -38,9 +41,11 @@ def render_comparison(comparison: Comparison) -> RenderableType:
             table.add_row(row.workload, describe_settings(row.settings), row.metric,
                           format_value(row.baseline_median, row.unit),
                           format_value(row.other_median, row.unit), *advantage_text(row))
-        parts.append(table)
+        if pairing.metrics:
+            parts.append(table)
         if pairing.unmatched:
-            parts.append(Text("Measured on one side only: " + "; ".join(pairing.unmatched), style="dim"))
+            parts.append(Text("Not compared:", style="bold"))
+            parts.extend(Text(f"  {line}", style="dim") for line in pairing.unmatched)
         if pairing.cost:
             cost = Table(title="Cost", title_justify="left")
             for column in ("side", "workload", "$/GPU-h", "rate per GPU", "$ per 1M", "training run"):

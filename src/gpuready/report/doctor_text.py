@@ -5,11 +5,9 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from gpuready.compat.judge import Verdict
-from gpuready.model import Finding, Severity
+from gpuready.model import Finding, Level, Outcome, Run, Severity
 
-_VERDICT_STYLE = {Verdict.READY: "bold green", Verdict.READY_WITH_WARNINGS: "bold yellow",
-                  Verdict.NOT_READY: "bold red"}
+LEVEL_STYLE = {Level.OK: "bold green", Level.WARN: "bold yellow", Level.FAIL: "bold red"}
 _SEVERITY_STYLE = {Severity.BLOCKER: "bold red", Severity.WARN: "yellow", Severity.INFO: "cyan"}
 
 
@@ -30,14 +28,23 @@ def render_findings(findings: list[Finding]) -> list[RenderableType]:
     return parts
 
 
-def render_doctor(verdict: Verdict, findings: list[Finding], origin: str) -> RenderableType:
+def verdict_line(outcome: Outcome) -> Text:
+    """``NOT READY: 2 blockers, 1 warning`` in the verdict's colour."""
+    verdict, _, rest = outcome.summary.partition(":")
+    text = Text(verdict, style=LEVEL_STYLE[outcome.level])
+    if rest:
+        text.append(":" + rest)
+    return text
+
+
+def render_doctor(run: Run) -> RenderableType:
     """The verdict first, then the findings, worst first."""
-    counts = {s: sum(f.severity is s for f in findings) for s in Severity}
-    parts: list[RenderableType] = [Text(verdict.value, style=_VERDICT_STYLE[verdict])]
-    summary = ", ".join(f"{n} {s.value}" + ("s" if n != 1 and s is not Severity.INFO else "")
-                        for s, n in counts.items() if n)
-    parts.append(Text(f"{summary or 'no findings'} — judged from {origin}", style="dim"))
-    if findings:
+    origin = run.fingerprint.origin if run.fingerprint else "?"
+    data = next((t.removeprefix("data:") for t in run.tags if t.startswith("data:")), "")
+    parts: list[RenderableType] = [verdict_line(run.outcome),
+                                   Text(f"judged from {origin}" + (f" with compatibility data of {data}" if data
+                                                                   else ""), style="dim")]
+    if run.findings:
         parts.append(Text(""))
-        parts.extend(render_findings(findings))
+        parts.extend(render_findings(list(run.findings)))
     return Group(*parts)

@@ -15,6 +15,7 @@ _STATUS_STYLE = {
     FactStatus.ABSENT: "dim",
     FactStatus.ERROR: "red",
     FactStatus.UNSUPPORTED: "dim",
+    FactStatus.SKIPPED: "dim",
 }
 
 
@@ -29,7 +30,8 @@ def fact_text(fact: Fact[Any], fmt: Any = str, *, compact: bool = False) -> Text
         if not compact and fact.detail and fact.detail != str(fact.value) and "redacted" not in fact.detail:
             text.append(f" ({fact.detail})", style="dim")
         return text
-    label = {FactStatus.ABSENT: "—", FactStatus.ERROR: "error", FactStatus.UNSUPPORTED: "n/a"}[fact.status]
+    label = {FactStatus.ABSENT: "—", FactStatus.ERROR: "error", FactStatus.UNSUPPORTED: "n/a",
+             FactStatus.SKIPPED: "skipped"}[fact.status]
     reason = f" ({fact.detail})" if fact.detail and fact.detail != "not probed" and not compact else ""
     return Text(label + reason, style=_STATUS_STYLE[fact.status])
 
@@ -75,7 +77,7 @@ def _device_table(devices: tuple[Device, ...]) -> Table:
 
 
 def _framework_rows(table: Table, framework: Framework) -> None:
-    if framework.version.status is FactStatus.ABSENT and "not installed" in framework.version.detail:
+    if not framework.installed:
         table.add_row(framework.name, Text("not installed", style="dim"))
         return
     variant = framework.variant.value

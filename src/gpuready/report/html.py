@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from gpuready import __version__
-from gpuready.compare import Comparison, Side
-from gpuready.compare.environment import flatten
+from gpuready.comparison import Comparison, Side
+from gpuready.comparison.environment import flatten
 from gpuready.model import CheckResult, Run
 from gpuready.report import plots
 from gpuready.report.compare_text import advantage_text
-from gpuready.report.units import describe_settings, format_value
+from gpuready.report.units import describe_settings, format_value, provenance_note
 
 
 def _environment() -> Any:
@@ -21,6 +21,7 @@ def _environment() -> Any:
     environment = Environment(loader=PackageLoader("gpuready.report", "templates"),
                               autoescape=select_autoescape(default=True, default_for_string=True))
     environment.globals.update(value=format_value, advantage=advantage_text, details=_details,
+                               provenance=provenance_note,
                                settings=lambda settings: describe_settings(settings, None),
                                tool_version=__version__, plots_available=plots.available())
     return environment
@@ -37,16 +38,6 @@ def _title(run: Run) -> str:
     return " · ".join(part for part in (f"gpuready {run.kind.value}", run.label, workload, device) if part)
 
 
-def _headline(run: Run) -> str:
-    if run.results:
-        passed = sum(1 for r in run.results if r.status.value == "pass")
-        return f"{passed} of {len(run.results)} checks passed."
-    if run.findings:
-        counts = {s: sum(1 for f in run.findings if f.severity.value == s) for s in ("blocker", "warn", "info")}
-        return f"{counts['blocker']} blocker(s), {counts['warn']} warning(s), {counts['info']} note(s)."
-    return ""
-
-
 def render_run_html(run: Run) -> str:
     """One Run: findings, checks, measurements with plots, and the environment."""
     figures = {"checks": plots.check_results(run.results),
@@ -54,7 +45,7 @@ def render_run_html(run: Run) -> str:
                "throughput": plots.throughput_by_batch(run.measurements)}
     environment = [(k, v) for k, v in flatten(run.fingerprint).items() if v]
     return str(_environment().get_template("run.html.j2").render(
-        run=run, title=_title(run), headline=_headline(run), plots=figures, environment=environment))
+        run=run, title=_title(run), plots=figures, environment=environment))
 
 
 def render_comparison_html(comparison: Comparison, sides: Sequence[Side] = ()) -> str:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gpuready.compare import Comparison
-from gpuready.compare.environment import flatten
+from gpuready.comparison import Comparison
+from gpuready.comparison.environment import flatten
 from gpuready.model import Run
 from gpuready.report.compare_text import advantage_text
-from gpuready.report.units import describe_settings, format_value
+from gpuready.report.units import describe_settings, format_value, provenance_note
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>#!|~$])")
 
@@ -29,7 +29,11 @@ def _table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> list[s
 
 def render_run_markdown(run: Run) -> str:
     """Findings, checks and measurements of one Run."""
-    lines = [f"### gpuready {escape(run.kind.value)} run `{run.id[:12]}`", ""]
+    lines = [f"### gpuready {escape(run.kind.value)} run {escape(run.id[:12])}", "",
+             f"**{escape(run.outcome.summary)}**", ""]
+    note = provenance_note(run.provenance)
+    if note:
+        lines += [f"> {escape(note)}", ""]
     flat = flatten(run.fingerprint)
     if flat.get("gpu") or run.label:
         lines += [f"{escape(run.label) + ' · ' if run.label else ''}{escape(flat.get('gpu', ''))} · "
@@ -38,8 +42,6 @@ def render_run_markdown(run: Run) -> str:
         lines += _table(["severity", "code", "message", "where", "fix"],
                         [[f.severity.value, f.code, f.message, f.location, f.remedy] for f in run.findings])
     if run.results:
-        passed = sum(1 for r in run.results if r.status.value == "pass")
-        lines += [f"**{passed} of {len(run.results)} checks passed.**", ""]
         lines += _table(["check", "status", "seconds"],
                         [[r.check_id, r.status.value, f"{r.duration_s:.2f}"] for r in run.results])
     if run.measurements:
@@ -52,7 +54,9 @@ def render_run_markdown(run: Run) -> str:
 
 def render_comparison_markdown(comparison: Comparison) -> str:
     """Conclusion per pairing, then the speed table, cost, beyond speed and the environment differences."""
-    lines: list[str] = []
+    lines = [f"> **{escape(side.name)}**: {escape(provenance_note(side.provenance))}" for side in comparison.sides
+             if provenance_note(side.provenance)]
+    lines += [""] if lines else []
     for pairing in comparison.pairings:
         lines += [f"### {escape(pairing.other)} against {escape(pairing.baseline)}", "", escape(pairing.conclusion), ""]
         lines += _table(["workload", "settings", "metric", pairing.baseline, pairing.other, "advantage (95% CI)",

@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from gpuready.compare.model import MetricComparison
+from gpuready.comparison.model import MetricComparison
 from gpuready.model import CheckResult, Measurement
 
 _UNSAFE = str.maketrans({"<": "\u2039", ">": "\u203a", "&": "+", "\"": "'", "-": "\u2010"})

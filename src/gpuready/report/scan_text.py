@@ -7,23 +7,24 @@ from collections import defaultdict
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from gpuready.model import Finding, Severity
-from gpuready.scan.engine import ScanReport
+from gpuready.model import Finding, Run, Severity
+from gpuready.report.doctor_text import verdict_line
+from gpuready.scanner.driver import covered
 
 _STYLE = {Severity.BLOCKER: "bold red", Severity.WARN: "yellow", Severity.INFO: "cyan"}
-_VERDICT = {"blocked": "bold red", "needs alternatives": "bold yellow", "portable": "bold green"}
 
 
-def render_scan(report: ScanReport, locations_shown: int = 5) -> RenderableType:
-    """Worst first; each kind once with up to ``locations_shown`` places."""
-    parts: list[RenderableType] = [Text(report.verdict.upper(), style=_VERDICT.get(report.verdict, "bold"))]
-    counts = {s: sum(f.severity is s for f in report.findings) for s in Severity}
-    parts.append(Text(f"{counts[Severity.BLOCKER]} blocker(s), {counts[Severity.WARN]} warning(s), "
-                      f"{counts[Severity.INFO]} info — {report.files} files, {report.lines} lines in "
-                      f"{report.seconds:.2f} s ({report.cached} from cache)", style="dim"))
+def render_scan(run: Run, locations_shown: int = 5) -> RenderableType:
+    """The verdict, then each kind of finding once (worst first) with up to ``locations_shown`` places."""
+    parts: list[RenderableType] = [verdict_line(run.outcome)]
+    stats = covered(run)
+    if stats:
+        parts.append(Text(f"{stats.get('files', 0):.0f} files, {stats.get('lines', 0):,.0f} lines in "
+                          f"{next((r.duration_s for r in run.results), 0.0):.2f} s ({stats.get('cached', 0):.0f} "
+                          "from cache)", style="dim"))
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     first: dict[tuple[str, str], Finding] = {}
-    for finding in report.findings:
+    for finding in run.findings:
         if finding.code == "scan.file_skipped":
             continue
         key = (finding.code, finding.message)
@@ -42,8 +43,10 @@ def render_scan(report: ScanReport, locations_shown: int = 5) -> RenderableType:
             parts.append(Text(f"    instead: {finding.remedy}", style="green"))
         if finding.source_url:
             parts.append(Text(f"    source: {finding.source_url}", style="dim"))
-    if report.skipped:
-        parts.append(Text(f"\nSkipped {len(report.skipped)} file(s):", style="bold"))
-        for skipped in report.skipped[:20]:
-            parts.append(Text(f"    {skipped.path}: {skipped.reason}", style="dim"))
+    skipped = [f for f in run.findings if f.code == "scan.file_skipped"]
+    if skipped:
+        parts.append(Text(f"\nSkipped {len(skipped)} file(s):", style="bold"))
+        for finding in skipped[:20]:
+            parts.append(Text(f"    {finding.location}: {finding.evidence.get('reason', finding.message)}",
+                              style="dim"))
     return Group(*parts)

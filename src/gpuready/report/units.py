@@ -23,3 +23,15 @@ def describe_settings(settings: dict[str, object], keys: tuple[str, ...] | None 
     if keys is None:
         return ", ".join(f"{k}={v}" for k, v in settings.items() if k not in ("device", "workload"))
     return " ".join(f"{k}={settings[k]}" for k in keys if k in settings)
+
+
+PROVENANCE_NOTE = {
+    "measured": "",
+    "pasted": "Judged from a report pasted from another machine: nothing was measured here.",
+    "synthetic": "SYNTHETIC: these numbers were made up (a test or an example); they are not measurements.",
+}
+
+
+def provenance_note(provenance: object) -> str:
+    """What a report's header says about where a Run's numbers came from ('' for a measurement made here)."""
+    return PROVENANCE_NOTE.get(str(getattr(provenance, "value", provenance)), "")

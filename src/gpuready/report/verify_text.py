@@ -6,36 +6,42 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from gpuready.lock.verify import VerifyReport
+from gpuready.model import Run
+from gpuready.report.doctor_text import verdict_line
 
 
-def render_verify(report: VerifyReport) -> RenderableType:
-    """Verdict first, then what changed and what regressed."""
-    parts: list[RenderableType] = [Text("VERIFIED: nothing relevant changed, nothing regressed" if report.ok
-                                        else "NOT VERIFIED", style="bold green" if report.ok else "bold red")]
-    if report.changes:
+def render_verify(run: Run) -> RenderableType:
+    """Verdict first, then what changed and what regressed (all read from the Run's findings)."""
+    parts: list[RenderableType] = [verdict_line(run.outcome)]
+    changes = [f for f in run.findings if f.code.startswith("verify.drift.")]
+    if changes:
         table = Table(title="What changed since the lock", title_justify="left")
         for column in ("kind", "field", "locked", "now", "counts"):
             table.add_column(column, overflow="fold")
-        drift = set(report.drift)
-        for change in report.changes:
-            table.add_row(change.kind.value, change.field, change.before or "-", change.after or "-",
-                          "drift" if change in drift else "noted")
+        for change in changes:
+            evidence = change.evidence
+            table.add_row(evidence.get("kind", ""), evidence.get("field", ""), evidence.get("before") or "-",
+                          evidence.get("after") or "-", evidence.get("counts", ""))
         parts.append(table)
-    for check_id, was, now in report.check_regressions:
-        parts.append(Text(f"check {check_id}: {was} at lock time, {now} now", style="red"))
-    if report.benches:
+    for finding in run.findings:
+        if finding.code == "verify.regressed.check":
+            parts.append(Text(finding.message, style="red"))
+    benches = [f for f in run.findings if f.code in ("verify.bench", "verify.regressed.bench", "verify.bench_noisy")]
+    if benches:
         table = Table(title="Benchmarks against the locked samples", title_justify="left")
         for column in ("workload", "metric", "batch", "change", "verdict"):
             table.add_column(column)
-        for bench in report.benches:
-            table.add_row(bench.workload, bench.metric, str(bench.settings.get("batch_size", "")), bench.verdict.reason,
-                          Text("REGRESSED", style="red") if bench.verdict.regressed else Text("ok", style="green"))
+        style = {"verify.regressed.bench": ("REGRESSED", "red"), "verify.bench_noisy": ("too noisy", "yellow"),
+                 "verify.bench": ("ok", "green")}
+        for finding in benches:
+            word, colour = style[finding.code]
+            evidence = finding.evidence
+            table.add_row(evidence.get("workload", ""), evidence.get("metric", ""), evidence.get("batch_size", ""),
+                          evidence.get("reason", ""), Text(word, style=colour))
         parts.append(table)
-    for missing in report.missing:
-        parts.append(Text(f"the re-run did not produce {missing}", style="red"))
-    cause = report.likely_cause
-    if cause is not None:
-        parts.append(Text(f"Most likely cause: {cause.kind.value} change {cause.field} "
-                          f"{cause.before or '-'} -> {cause.after or '-'}", style="bold"))
+    for finding in run.findings:
+        if finding.code == "verify.missing":
+            parts.append(Text(finding.message, style="red"))
+        elif finding.code == "verify.likely_cause":
+            parts.append(Text(finding.message[0].upper() + finding.message[1:], style="bold"))
     return Group(*parts)

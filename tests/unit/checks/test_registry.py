@@ -8,9 +8,9 @@ import pytest
 
 from gpuready.checks.registry import BUILTIN, Registry
 from gpuready.checks.selftest import SELFTEST
-from gpuready.checks.spec import CheckSpec
-from gpuready.errors import UsageError
-from gpuready.model import CheckResult, CheckStatus, Run, RunKind
+from gpuready.errors import InputError
+from gpuready.isolation.spec import CheckSpec
+from gpuready.model import CheckResult, CheckStatus, RunKind, make_run
 from gpuready.report.junit import render_junit
 
 
@@ -23,9 +23,9 @@ def test_duplicate_ids_and_bad_targets_are_rejected() -> None:
 
 
 def test_unknown_ids_get_did_you_mean() -> None:
-    with pytest.raises(UsageError, match="did you mean torch.ops.matmul"):
+    with pytest.raises(InputError, match="did you mean torch.ops.matmul"):
         BUILTIN.get("torch.ops.matmull")
-    with pytest.raises(UsageError, match="matches no check"):
+    with pytest.raises(InputError, match="matches no check"):
         BUILTIN.select("full", only=("torch.opz.*",))
 
 
@@ -60,7 +60,7 @@ def test_listing_checks_imports_no_framework() -> None:
 
 
 def test_junit() -> None:
-    run = Run(kind=RunKind.CHECK, tool_version="t", results=(
+    run = make_run(RunKind.CHECK, "t", results=(
         CheckResult("torch.ops.matmul", CheckStatus.PASS, 0.5, "cpu"),
         CheckResult("torch.ops.fft", CheckStatus.FAIL, 0.1, "cpu", details={"reason": "fft: relative error 1e-2"}),
         CheckResult("torch.device.hang", CheckStatus.TIMEOUT, 5.0, "cpu", details={"reason": "no result", "output_tail":

@@ -98,12 +98,12 @@ def test_per_board_figures_come_from_the_right_board(reported: str, compute_unit
 
 
 def test_mfu_on_an_mi250_gcd_uses_the_mi250_peak() -> None:
-    from gpuready.bench.check import peak_tflops
+    from gpuready.benchmark.peaks import peak_tflops
 
-    assert peak_tflops("AMD Instinct MI250X / MI250", "bf16", 104) == pytest.approx(362.1 / 2)
-    assert peak_tflops("AMD Instinct MI250X / MI250", "bf16", 110) == pytest.approx(383.0 / 2)
-    assert peak_tflops("AMD Instinct MI250X / MI250", "bf16") is None
-    assert peak_tflops("Tesla V100-PCIE-16GB", "fp16") == 112.0
+    assert peak_tflops(GPUS, "AMD Instinct MI250X / MI250", "bf16", 104) == pytest.approx(362.1 / 2)
+    assert peak_tflops(GPUS, "AMD Instinct MI250X / MI250", "bf16", 110) == pytest.approx(383.0 / 2)
+    assert peak_tflops(GPUS, "AMD Instinct MI250X / MI250", "bf16") is None
+    assert peak_tflops(GPUS, "Tesla V100-PCIE-16GB", "fp16") == 112.0
 
 
 def test_link_peaks_name_catalogue_gpus_and_are_read_in_vendor_text() -> None:

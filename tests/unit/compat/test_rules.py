@@ -310,7 +310,7 @@ def test_a_rocm_technology_preview_is_flagged_with_the_production_release_to_mov
 
 
 def test_unknown_arch_list_says_how_to_find_it_and_flags_therock_family_wheels(data: Dataset) -> None:
-    from gpuready.probe.reports import read_fingerprint
+    from gpuready.probe.paste import read_fingerprint
 
     fp = read_fingerprint(FIXTURES / "collect-env/rocm7.13-mi300x-gfx942-torch2.9.1.txt", None)[1]
     unknown = judged(fp, data)[1]["unknown.torch_arch_list"]

@@ -31,6 +31,7 @@ from gpuready.model import (
     Summary,
     Vendor,
     from_dict,
+    make_run,
     to_dict,
 )
 from gpuready.model.schema import render_schema
@@ -52,9 +53,9 @@ def full_run() -> Run:
                               device_count=Fact.error("child", "timed out after 90 s")),),
         environment={"HIP_VISIBLE_DEVICES": "0"},
     )
-    return Run(
-        kind=RunKind.CHECK,
-        tool_version="0.1.0",
+    return make_run(
+        RunKind.CHECK,
+        "0.1.0",
         fingerprint=fingerprint,
         findings=(Finding(code="compat.gpu_unsupported", severity=Severity.BLOCKER, message="m",
                           evidence={"arch": "gfx1031"}, remedy="r", source_url="https://example.org/matrix"),),
@@ -85,7 +86,7 @@ def test_runs_validate_against_the_committed_schema() -> None:
     schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.validate(full_run().to_dict(), schema)
-    jsonschema.validate(Run(kind=RunKind.ENV, tool_version="0").to_dict(), schema)
+    jsonschema.validate(make_run(RunKind.ENV, "0").to_dict(), schema)
 
 
 def test_schema_rejects_what_the_model_rejects() -> None:
@@ -107,6 +108,10 @@ def test_schema_rejects_what_the_model_rejects() -> None:
         (lambda d: d["results"][0].update(status="fine"), r"results\[0\]\.status"),
         (lambda d: d["fingerprint"]["stack"]["rocm_version"].update(value="six"), "expected a version string"),
         (lambda d: d.update(schema_version=99), "schema_version 99 is not supported"),
+        (lambda d: d.update(created_at="yesterday"), r"\$: created_at 'yesterday': expected an ISO 8601 time"),
+        (lambda d: d.update(id="../../etc"), r"expected 1 to 64 letters"),
+        (lambda d: d["fingerprint"]["stack"]["nvidia_driver_version"].update(value="1.0"),
+         r"nvidia_driver_version: a Fact with status absent carries no value"),
     ],
 )
 def test_bad_documents_name_the_field(mutate: object, message: str) -> None:
@@ -144,9 +149,9 @@ json_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allo
 def test_round_trip_property(name: str, memory: int, details: dict[str, object], samples: list[float],
                              status: FactStatus) -> None:
     fact: Fact[str] = Fact.of(name, "s") if status is FactStatus.OK else Fact(status, None, "s", "why")
-    run = Run(
-        kind=RunKind.BENCH,
-        tool_version="t",
+    run = make_run(
+        RunKind.BENCH,
+        "t",
         fingerprint=Fingerprint(devices=(Device(index=0, vendor=Vendor.NVIDIA, name=fact,
                                                 memory_bytes=Fact.of(memory, "m")),)),
         results=(CheckResult(check_id="c", status=CheckStatus.ERROR, details=details),),

@@ -25,7 +25,7 @@ from gpuready.probe.parse.os_release import parse_lsb_release, parse_os_release
 from gpuready.probe.parse.rocm_version import parse_amdgpu_module_version, parse_rocm_info_version
 from gpuready.probe.parse.rocminfo import parse_rocminfo
 from gpuready.probe.parse.topology import parse_topology
-from gpuready.probe.reports import detect_kind
+from gpuready.probe.paste import detect_kind
 from tests.fixture_kinds import all_fixtures, parser_for
 
 PARSERS: dict[str, Callable[[str], Any]] = {

@@ -4,58 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuready.checks.spec import CheckContext, Fail, Skip
+from gpuready.isolation.spec import CheckContext, Fail, import_torch
+from gpuready.workloads.torch_device import device_under_test, is_gpu, synchronize
+
+__all__ = ["RELATIVE_TOLERANCE", "Comparison", "device_under_test", "import_torch", "is_gpu", "synchronize"]
 
 RELATIVE_TOLERANCE = {"float64": 1e-10, "float32": 2e-4, "tf32": 8e-3, "float16": 8e-3, "bfloat16": 4e-2}
 """Max |actual - reference| / max |reference| allowed per compute dtype (reference: float64 on the CPU)."""
-
-
-def import_torch() -> Any:
-    """torch, or Skip when it is not installed."""
-    try:
-        import torch
-    except ImportError as error:
-        raise Skip(f"torch is not installed ({error})") from error
-    return torch
-
-
-def device_under_test(context: CheckContext) -> Any:
-    """The torch.device to test (``auto``: the GPU when torch sees one, else the CPU); notes backend and name."""
-    torch = import_torch()
-    wanted = context.device or "auto"
-    if wanted == "auto":
-        wanted = "cuda" if torch.cuda.is_available() else "cpu"
-    device = torch.device(wanted)
-    if device.type == "cuda":
-        if not torch.cuda.is_available():
-            raise Fail(f"--device {wanted} was asked for, but torch.cuda.is_available() is False")
-        index = device.index if device.index is not None else torch.cuda.current_device()
-        if index >= torch.cuda.device_count():
-            raise Fail(f"--device {wanted}: torch sees only {torch.cuda.device_count()} device(s)")
-        device = torch.device("cuda", index)
-        hip = getattr(torch.version, "hip", None)
-        backend = f"HIP {hip}" if hip else f"CUDA {torch.version.cuda}"
-        context.note("device", f"cuda:{index} {torch.cuda.get_device_name(index)} ({backend})")
-        context.note("backend", "hip" if hip else "cuda")
-    elif device.type == "cpu":
-        context.note("device", "cpu")
-        context.note("backend", "cpu")
-    else:
-        raise Skip(f"device type {device.type} is not covered by gpuready's checks")
-    context.note("torch", str(torch.__version__))
-    return device
-
-
-def synchronize(device: Any) -> None:
-    """Wait for queued device work (a no-op on the CPU)."""
-    torch = import_torch()
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
-def is_gpu(device: Any) -> bool:
-    """Whether the device under test is an accelerator."""
-    return bool(device.type == "cuda")
 
 
 class Comparison:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuready.checks.spec import CheckContext, Skip
 from gpuready.checks.torch._util import Comparison, device_under_test, import_torch
-from gpuready.checks.torch.models import build_mlp
 from gpuready.checks.torch.train import train_losses
+from gpuready.isolation.spec import CheckContext, Skip
+from gpuready.workloads.torch_models import build_mlp
 
 STEPS = 6
 AMP_TOLERANCE = 5e-2

@@ -10,9 +10,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from gpuready.checks.spec import CheckContext, Fail
 from gpuready.checks.torch._util import device_under_test, import_torch
-from gpuready.checks.torch.models import build_mlp
+from gpuready.isolation.spec import CheckContext, Fail
+from gpuready.workloads.torch_models import build_mlp
 
 FIRST, THEN = 3, 3
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from gpuready.checks.spec import CheckContext, Skip
 from gpuready.checks.torch._util import Comparison, device_under_test, import_torch
-from gpuready.checks.torch.models import build_transformer
+from gpuready.isolation.spec import CheckContext, Skip
+from gpuready.workloads.torch_models import build_transformer
 
 
 def equivalence(context: CheckContext) -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gpuready.checks.spec import CheckContext, Fail, Skip
 from gpuready.checks.torch._util import Comparison, device_under_test, import_torch, is_gpu, synchronize
+from gpuready.isolation.spec import CheckContext, Fail, Skip
 
 
 def enumerate(context: CheckContext) -> None:  # noqa: A001 - the check's name

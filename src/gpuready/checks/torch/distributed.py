@@ -7,26 +7,15 @@ MASTER_ADDR set), it joins torchrun's group instead, so it also covers several n
 
 from __future__ import annotations
 
-import json
 import os
-import socket
-import subprocess
-import sys
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from gpuready.checks.spec import CheckContext, Fail, Skip
 from gpuready.checks.torch._util import device_under_test, import_torch
+from gpuready.isolation.ranks import RankFailure, run_ranks
+from gpuready.isolation.spec import CheckContext, Fail, Skip
 
 SIZES = (1, 1024, 1 << 18)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _init(rank: int, world: int, init_method: str, device_type: str) -> tuple[Any, Any, Any]:
@@ -108,7 +97,7 @@ def _collectives(torch: Any, dist: Any, device: Any, rank: int, world: int) -> d
 def _ddp(torch: Any, dist: Any, device: Any, rank: int, world: int) -> dict[str, Any]:
     from torch.nn.parallel import DistributedDataParallel
 
-    from gpuready.checks.torch.models import build_mlp
+    from gpuready.workloads.torch_models import build_mlp
 
     workload = build_mlp(batch=8 * world)
     x, target = (t.to(device) for t in workload.batch(0))
@@ -126,15 +115,14 @@ def _ddp(torch: Any, dist: Any, device: Any, rank: int, world: int) -> dict[str,
     return {"max_abs_diff": worst}
 
 
-def rank_main(rank: int, world: int, init_method: str, device_type: str, what: str, out: str) -> None:
-    """One rank: run the collectives or the DDP step and write this rank's report."""
-    torch, dist, device = _init(rank, world, init_method, device_type)
+def rank_main(rank: int, world: int, init_method: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """One rank: run the collectives or the DDP step and return this rank's report."""
+    torch, dist, device = _init(rank, world, init_method, arguments["device_type"])
     try:
-        report = _collectives(torch, dist, device, rank, world) if what == "collectives" else _ddp(
+        return _collectives(torch, dist, device, rank, world) if arguments["what"] == "collectives" else _ddp(
             torch, dist, device, rank, world)
     finally:
         dist.destroy_process_group()
-    Path(out).write_text(json.dumps(report))
 
 
 def _world(context: CheckContext, device: Any) -> int:
@@ -152,40 +140,18 @@ def _run(context: CheckContext, what: str) -> list[dict[str, Any]]:
     if device.type == "cuda" and torch.cuda.device_count() < 2 and "world_size" not in context.options:
         raise Skip("one GPU: the collectives need two or more (run with world_size to share one)")
     env = os.environ
+    arguments = {"device_type": device.type, "what": what}
     if {"RANK", "WORLD_SIZE", "MASTER_ADDR"} <= set(env):
-        rank, world = int(env["RANK"]), int(env["WORLD_SIZE"])
         context.note("launcher", "torchrun")
-        with tempfile.TemporaryDirectory() as folder:
-            out = os.path.join(folder, "rank.json")
-            rank_main(rank, world, "env://", device.type, what, out)
-            return [json.loads(Path(out).read_text())]
+        return [rank_main(int(env["RANK"]), int(env["WORLD_SIZE"]), "env://", arguments)]
     world = _world(context, device)
     context.note("world_size", world)
     context.note("backend", "nccl" if device.type == "cuda" else "gloo")
-    init_method = f"tcp://127.0.0.1:{_free_port()}"
     timeout = float(context.options.get("distributed_timeout_s", 240))
-    with tempfile.TemporaryDirectory(prefix="gpuready-dist-") as folder:
-        outs = [os.path.join(folder, f"rank{r}.json") for r in range(world)]
-        processes = [subprocess.Popen(
-            [sys.executable, "-c", "import sys; from gpuready.checks.torch.distributed import rank_main; "
-                                   "rank_main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], "
-                                   "sys.argv[5], sys.argv[6])",
-             str(r), str(world), init_method, device.type, what, outs[r]],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for r in range(world)]
-        failures = []
-        for rank, process in enumerate(processes):
-            try:
-                _, stderr = process.communicate(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                for other in processes:
-                    other.kill()
-                raise Fail(f"rank {rank} did not finish within {timeout:g} s (a hung collective)") from None
-            if process.returncode != 0:
-                failures.append(f"rank {rank} exited {process.returncode}: "
-                                f"{stderr.decode(errors='replace').strip().splitlines()[-1:]}")
-        if failures:
-            raise Fail("; ".join(failures))
-        return [json.loads(Path(out).read_text()) for out in outs]
+    try:
+        return run_ranks("gpuready.checks.torch.distributed:rank_main", world, arguments, timeout_s=timeout)
+    except RankFailure as error:
+        raise Fail(str(error)) from None
 
 
 def collectives(context: CheckContext) -> None:

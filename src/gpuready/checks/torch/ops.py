@@ -6,8 +6,8 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from gpuready.checks.spec import CheckContext, Skip
 from gpuready.checks.torch._util import RELATIVE_TOLERANCE, Comparison, device_under_test, import_torch, is_gpu
+from gpuready.isolation.spec import CheckContext, Skip
 
 
 def _dtypes(torch: Any) -> dict[str, Any]:

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuready.checks.spec import CheckContext
 from gpuready.checks.torch._util import Comparison, device_under_test, import_torch
-from gpuready.checks.torch.models import WORKLOADS, Workload
+from gpuready.isolation.spec import CheckContext
+from gpuready.workloads.protocol import Recipe
+from gpuready.workloads.torch_models import RECIPES
 
 STEPS = 6
 LOSS_TOLERANCE = 2e-3
 
 
-def train_losses(workload: Workload, device: Any, steps: int = STEPS, deterministic_dropout: bool = True
+def train_losses(workload: Recipe, device: Any, steps: int = STEPS, deterministic_dropout: bool = True
                  ) -> tuple[list[float], Any, Any]:
     """Losses of ``steps`` AdamW steps; also the model before and after."""
     torch = import_torch()
@@ -42,7 +43,7 @@ def _train_check(context: CheckContext, name: str) -> None:
     torch = import_torch()
     device = device_under_test(context)
     compare = Comparison(context)
-    workload = WORKLOADS[name]()
+    workload = RECIPES[name]()
     try:
         losses, before, model = train_losses(workload, device)
     except FloatingPointError as error:

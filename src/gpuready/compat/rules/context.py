@@ -82,7 +82,7 @@ class Context:
     def torch(self) -> Framework | None:
         """The installed torch, if any."""
         framework = self.fingerprint.framework("torch")
-        if framework is None or "not installed" in framework.version.detail:
+        if framework is None or not framework.installed:
             return None
         return framework
 

@@ -212,7 +212,7 @@ def no_framework(context: Context) -> Iterator[Finding]:
     fp = context.fingerprint
     if fp.origin != "probe" or not context.accelerators:
         return
-    installed = [f.name for f in fp.frameworks if "not installed" not in f.version.detail]
+    installed = [f.name for f in fp.frameworks if f.installed]
     if not installed:
         first = context.accelerators[0]
         remedy = _best_wheel(context, first)

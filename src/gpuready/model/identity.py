@@ -1,0 +1,38 @@
+"""When two measurements measured the same thing (one home for compare and verify)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gpuready.model.results import Measurement
+
+FLOPS_TOLERANCE = 0.01
+"""Counted FLOPs per step are a property of the model and the batch: more than 1% apart, it is not the same work."""
+
+
+def settings_text(settings: dict[str, Any], leave_out: tuple[str, ...] = ()) -> str:
+    """``batch_size=8, mode=train, ...`` (sorted) for people."""
+    return ", ".join(f"{k}={v}" for k, v in sorted(settings.items()) if k not in leave_out)
+
+
+def alignment_key(m: Measurement) -> str:
+    """Workload, metric and every setting: equal keys are candidates for the same measurement."""
+    return json.dumps([m.workload, m.metric, dict(sorted(m.settings.items()))], default=str, sort_keys=True)
+
+
+def _flops_per_item(m: Measurement) -> float | None:
+    flops, batch = m.annotations.get("flops_per_step"), m.settings.get("batch_size")
+    if not isinstance(flops, (int, float)) or isinstance(flops, bool) or not flops:
+        return None
+    return float(flops) / batch if isinstance(batch, int) and not isinstance(batch, bool) and batch > 0 else float(
+        flops)
+
+
+def same_work(a: Measurement, b: Measurement) -> bool:
+    """False when both counted FLOPs and the counts per sample differ: the settings agree, yet the model does not
+    (a Run of schema 1 recorded no model size, so a tiny and a small transformer had equal settings)."""
+    per_a, per_b = _flops_per_item(a), _flops_per_item(b)
+    if per_a is None or per_b is None:
+        return True
+    return abs(per_a - per_b) <= FLOPS_TOLERANCE * max(per_a, per_b)

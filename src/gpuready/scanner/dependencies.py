@@ -1,0 +1,133 @@
+"""Dependency declarations: requirements files, pyproject.toml, setup.py / setup.cfg, environment.yml."""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import re
+from typing import Any
+
+import tomllib
+import yaml
+
+from gpuready.scanner.hits import Hit
+
+_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_CUDA_LOCAL = re.compile(r"\+cu\d{2,3}\b")
+_CUDA_INDEX = re.compile(r"(download\.pytorch\.org/whl/cu\d+|/cu\d{2,3}(/|$)|nvidia\.com|cuda\d*)", re.IGNORECASE)
+
+
+def _requirement(text: str, line: int) -> list[Hit]:
+    hits = []
+    match = _NAME.match(text)
+    if match:
+        hits.append(Hit("requirement", line, text.strip()))
+        if _CUDA_LOCAL.search(text):
+            hits.append(Hit("requirement.cuda_local_version", line, text.strip()))
+    return hits
+
+
+def _index(text: str, line: int) -> list[Hit]:
+    url = text.split(None, 1)[1].strip() if len(text.split(None, 1)) > 1 else text.partition("=")[2].strip()
+    return [Hit("requirement.cuda_index_url", line, url)] if _CUDA_INDEX.search(url) and "rocm" not in url else []
+
+
+def analyse_requirements(text: str) -> list[Hit]:
+    """requirements*.txt: one requirement per line, comments, options (-r, --index-url ...)."""
+    hits: list[Hit] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith(("--index-url", "--extra-index-url", "-i ", "--find-links", "-f ")):
+            hits += _index(line, number)
+            continue
+        if line.startswith("-") or "://" in line.split(";")[0] and "@" not in line:
+            continue
+        hits += _requirement(line, number)
+    return hits
+
+
+def _line_of(text: str, needle: str) -> int:
+    index = text.find(needle)
+    return text.count("\n", 0, index) + 1 if index >= 0 else 0
+
+
+def analyse_pyproject(text: str) -> list[Hit]:
+    """[project] dependencies and optional-dependencies, [tool.poetry.dependencies], uv/pip index settings."""
+    data = tomllib.loads(text)
+    requirements: list[str] = []
+    project = data.get("project") or {}
+    requirements += list(project.get("dependencies") or [])
+    for group in (project.get("optional-dependencies") or {}).values():
+        requirements += list(group or [])
+    poetry = ((data.get("tool") or {}).get("poetry") or {})
+    requirements += [name for name in (poetry.get("dependencies") or {}) if name.lower() != "python"]
+    hits: list[Hit] = []
+    for requirement in requirements:
+        if isinstance(requirement, str):
+            hits += _requirement(requirement, _line_of(text, requirement))
+    for index in ((data.get("tool") or {}).get("uv") or {}).get("index") or []:
+        url = index.get("url", "") if isinstance(index, dict) else ""
+        if url and _CUDA_INDEX.search(url) and "rocm" not in url:
+            hits.append(Hit("requirement.cuda_index_url", _line_of(text, url), url))
+    return hits
+
+
+def _literal_strings(node: Any) -> list[str]:
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError):
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [v for v in value if isinstance(v, str)]
+    if isinstance(value, dict):
+        return [v for group in value.values() if isinstance(group, (list, tuple)) for v in group if isinstance(v, str)]
+    return []
+
+
+def analyse_setup_py(text: str) -> list[Hit]:
+    """install_requires / extras_require given as literals in setup(...) (nothing is executed)."""
+    tree = ast.parse(text)
+    hits: list[Hit] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                if keyword.arg in ("install_requires", "extras_require", "setup_requires"):
+                    for requirement in _literal_strings(keyword.value):
+                        hits += _requirement(requirement, getattr(keyword.value, "lineno", node.lineno))
+    return hits
+
+
+def analyse_setup_cfg(text: str) -> list[Hit]:
+    """[options] install_requires and [options.extras_require]."""
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read_string(text)
+    hits: list[Hit] = []
+    sections = [("options", "install_requires")] + [("options.extras_require", k) for k in (
+        parser["options.extras_require"] if parser.has_section("options.extras_require") else [])]
+    for section, key in sections:
+        if parser.has_option(section, key):
+            for requirement in parser.get(section, key).splitlines():
+                if requirement.strip():
+                    hits += _requirement(requirement.strip(), _line_of(text, requirement.strip()))
+    return hits
+
+
+def analyse_environment_yml(text: str) -> list[Hit]:
+    """conda environment.yml: dependencies and the nested pip list."""
+    data = yaml.safe_load(text) or {}
+    hits: list[Hit] = []
+    for dependency in (data.get("dependencies") or []) if isinstance(data, dict) else []:
+        entries = dependency.get("pip") if isinstance(dependency, dict) else [dependency]
+        for entry in entries or []:
+            if not isinstance(entry, str):
+                continue
+            if entry.startswith(("--index-url", "--extra-index-url")):
+                hits += _index(entry, _line_of(text, entry))
+            else:
+                name = re.split(r"[=<>! ]", entry.strip(), maxsplit=1)[0]
+                hits += _requirement(entry.replace(name, name.split("::")[-1], 1), _line_of(text, entry))
+    return hits

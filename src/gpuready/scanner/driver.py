@@ -1,0 +1,37 @@
+"""``run_scan(config, kb) -> Run``: the scan of a tree as a Run, with its verdict and what it covered."""
+
+from __future__ import annotations
+
+from gpuready import __version__
+from gpuready.model import CheckResult, CheckStatus, Run, RunKind, make_run
+from gpuready.model.config import ScanConfig
+from gpuready.model.outcome import make_outcome, portability
+from gpuready.scanner.engine import ScanReport, scan_tree
+from gpuready.scanner.kb import KnowledgeBase
+
+TREE_RESULT = "scan.tree"
+"""The result that records what the scan covered: files, lines, seconds, files served from the cache."""
+
+
+def coverage_result(report: ScanReport) -> CheckResult:
+    """What the scan read, as a result with metrics (the Run keeps it next to the findings)."""
+    return CheckResult(TREE_RESULT, CheckStatus.PASS, duration_s=round(report.seconds, 6),
+                       metrics={"files": float(report.files), "lines": float(report.lines),
+                                "cached": float(report.cached), "skipped": float(len(report.skipped)),
+                                **{k: float(v) for k, v in report.stats.items()}},
+                       details={"root": report.root})
+
+
+def run_scan(config: ScanConfig, kb: KnowledgeBase) -> Run:
+    """Scan ``config.path`` (nothing in it is imported or executed) and judge it."""
+    report = scan_tree(config.path, kb, jobs=config.jobs, cache=config.cache)
+    verdict = portability(report.findings)
+    outcome = make_outcome(verdict, report.findings)
+    summary = f"{outcome.summary} in {report.files} files ({report.lines:,} lines)"
+    return make_run(RunKind.SCAN, __version__, findings=report.findings, results=[coverage_result(report)],
+                    outcome=make_outcome(verdict, report.findings, summary=summary), tags=(f"root:{config.path}",))
+
+
+def covered(run: Run) -> dict[str, float]:
+    """The coverage metrics of a scan Run (empty for a Run of schema 1)."""
+    return next((dict(r.metrics) for r in run.results if r.check_id == TREE_RESULT), {})
