@@ -150,6 +150,11 @@ def _prometheus(run: Run) -> str:
     return render_prometheus(run)
 
 
+def _data_option(function: Any) -> Any:
+    return click.option("--data", "data_dir", type=DATA_DIR,
+                        help="Use the compatibility data in DIR instead of the bundled set.")(function)
+
+
 def _fingerprint_config(from_file: Path | None, kind: str | None, no_redact: bool, no_frameworks: bool) -> Any:
     from gpuready.model.config import FingerprintConfig
 
@@ -208,7 +213,7 @@ def env(as_json: bool, output: Path | None, from_file: Path | None, kind: str | 
 
 @cli.command()
 @_source_options
-@click.option("--data", "data_dir", type=DATA_DIR, help="Use the compatibility data in DIR instead of the bundled set.")
+@_data_option
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too (READY WITH WARNINGS).")
 @store_options
 def doctor(as_json: bool, output: Path | None, from_file: Path | None, kind: str | None, data_dir: Path | None,
@@ -226,7 +231,7 @@ def doctor(as_json: bool, output: Path | None, from_file: Path | None, kind: str
 @click.option("--os", "os_text", help="Target OS, e.g. 'Ubuntu 24.04', 'RHEL 9.6', 'SLES 15 SP6'.")
 @click.option("--framework", type=click.Choice(["torch", "jax"]), default="torch", show_default=True)
 @click.option("--rocm", help="Only this ROCm release (AMD GPUs), e.g. 7.1.")
-@click.option("--data", "data_dir", type=DATA_DIR, help="Use the compatibility data in DIR instead of the bundled set.")
+@_data_option
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
 @click.option("-o", "--output", type=PATH, help="Write the result to FILE.")
 def plan(gpu: str, os_text: str | None, framework: str, rocm: str | None, data_dir: Path | None, as_json: bool,
@@ -271,8 +276,9 @@ def check(suite: str, only: tuple[str, ...], device: str, framework: str | None,
     config = CheckConfig(suite, only, framework, device, timeout_s, inline)
     specs = selected(config)
     if list_only:
-        for spec in specs:
-            click.echo(f"{spec.id:<34} {spec.description}")
+        from gpuready.report.check_text import render_check_list
+
+        _print_rich(render_check_list(specs))
         return
     _say(f"gpuready check: {len(specs)} check(s), suite {suite}, device {device}")
     run = api.check(config, progress=ProgressLines(len(specs)))
@@ -373,13 +379,14 @@ def _render_bench(run: Run) -> object:
 @click.option("--micro", default="", help="Micro-benchmarks: comma-separated gemm,copy,allreduce.")
 @click.option("--target", "targets", multiple=True, help="e.g. 'tokens_per_s>=5000', 'p90_step_ms<=120'.")
 @click.option("--device", default="auto", show_default=True)
+@_data_option
 @click.option("--json", "as_json", is_flag=True, help="Print the Run (measurements with samples) as JSON.")
 @click.option("-o", "--output", type=PATH, help="Write the Run (JSON) to FILE.")
 @store_options
 def bench(workload: str, mode: str, precision: str, batch_sizes: str | None, size: str, sequence: int | None,
           steps: int, warmup: int, compile_model: bool, dataloader_workers: int, find_max_batch: bool,
-          hf_family: str | None, hf_size: str, micro: str, targets: tuple[str, ...], device: str, as_json: bool,
-          output: Path | None, **store: Any) -> None:
+          hf_family: str | None, hf_size: str, micro: str, targets: tuple[str, ...], device: str,
+          data_dir: Path | None, as_json: bool, output: Path | None, **store: Any) -> None:
     """Benchmark WORKLOAD (mlp, cnn, transformer, file.py:factory or module:factory) and the device's ceilings."""
     from gpuready import api
     from gpuready.model.config import BenchConfig
@@ -391,7 +398,7 @@ def bench(workload: str, mode: str, precision: str, batch_sizes: str | None, siz
                          compile_model, dataloader_workers, find_max_batch,
                          micro=tuple(m.strip() for m in micro.split(",") if m.strip()), targets=targets, device=device)
     phases = 1 + int(find_max_batch) + len(config.micro)
-    run = api.bench(config, progress=ProgressLines(phases, results=False))
+    run = api.bench(config, data=api.load_data(data_dir), progress=ProgressLines(phases, results=False))
     Finish(_render_bench, as_json, output, output_json=True)(run, store)
 
 
@@ -522,11 +529,12 @@ def report(run_ref: str, store_url: str | None, html_file: Path | None, md_file:
               help="Step-time spread ((p90-p10)/median) above which a ratio is not stated.")
 @click.option("--html", "html_file", type=PATH, help="Also write an HTML report.")
 @click.option("--md", "md_file", type=PATH, help="Also write Markdown.")
+@_data_option
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @click.option("-o", "--output", type=PATH, help="Write the result to FILE.")
 def compare(sides: tuple[str, ...], store_url: str | None, prices: tuple[str, ...], gpus_per_node: int,
             utilisation: float, train_tokens: float | None, noisy_spread: float, html_file: Path | None,
-            md_file: Path | None, as_json: bool, output: Path | None) -> None:
+            md_file: Path | None, data_dir: Path | None, as_json: bool, output: Path | None) -> None:
     """Compare runs of two or more machines: the first is the baseline.
 
     Each SIDE is a stored run id (a unique prefix is enough) or a Run JSON file; join a machine's bench,
@@ -544,7 +552,7 @@ def compare(sides: tuple[str, ...], store_url: str | None, prices: tuple[str, ..
         raise InputError("compare needs at least two sides (a baseline and one other)", field="sides")
     config = CompareConfig(tuple(parse_prices(prices).items()), gpus_per_node, utilisation, train_tokens, noisy_spread)
     groups = [api.load_runs(side, store_url) for side in sides]
-    comparison = api.compare(groups, config)
+    comparison = api.compare(groups, config, data=api.load_data(data_dir))
     if html_file is not None:
         _write(html_file, render_comparison_html(comparison, _sides(groups)), "HTML")
     if md_file is not None:

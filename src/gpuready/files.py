@@ -109,20 +109,31 @@ def read_json(path: Path | str, limit: int, what: str = "JSON file") -> Any:
     return loads_json(read_text(path, limit, what), str(path))
 
 
-def loads_yaml(text: str, source: str) -> Any:
-    """YAML through the safe loader (libyaml's when present), with the nesting limit."""
+def loads_yaml(text: str, source: str, error: type[InputError] = InputError) -> Any:
+    """YAML through the safe loader (libyaml's when present), with the nesting limit; ``error`` is raised (naming
+    the line and column as its field) when the text is not YAML."""
     import yaml
 
     check_nesting(text, source)
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise InputError(f"not valid YAML{where}: {getattr(error, 'problem', None) or error}", source=source) from error
-    except (ValueError, RecursionError) as error:
-        raise InputError(f"not readable YAML ({error})", source=source) from error
+    except yaml.YAMLError as problem:
+        mark = getattr(problem, "problem_mark", None)
+        where = f"line {mark.line + 1} column {mark.column + 1}" if mark is not None else None
+        reason = getattr(problem, "problem", None) or str(problem).splitlines()[0]
+        raise error(f"not valid YAML: {reason}", source=source, field=where) from problem
+    except (ValueError, RecursionError) as problem:
+        raise error(f"not readable YAML ({problem})", source=source) from problem
+
+
+def read_yaml(path: Path | str, limit: int, what: str = "YAML file", error: type[InputError] = InputError) -> Any:
+    """A YAML file: regular, size-capped, UTF-8, nesting-limited."""
+    try:
+        text = read_text(path, limit, what)
+    except InputError as problem:
+        raise error(problem.reason, source=problem.source, field=problem.field) from problem
+    return loads_yaml(text, str(path), error)
 
 
 def _new_file_mode() -> int:

@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
-
 from gpuready.compat.schema import (
     PEAK_DTYPES,
     CudaData,
@@ -21,13 +19,14 @@ from gpuready.compat.schema import (
     TorchData,
 )
 from gpuready.errors import SchemaError
+from gpuready.files import read_yaml
 from gpuready.model.codec import from_dict
 
 T = TypeVar("T")
 
 DEFAULT_DATA = Path(__file__).with_name("data")
 STALE_AFTER_DAYS = 180
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_DATA_FILE_BYTES = 32 * 2**20
 _ARCH = re.compile(r"^(gfx[0-9a-f]{3,4}|sm_\d{2,3}[af]?)$")
 
 
@@ -65,19 +64,9 @@ FILES: dict[str, type[Any]] = {
 
 
 def _read_yaml(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SchemaError("missing data file", source=str(path)) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise SchemaError(f"cannot read: {error}", source=str(path)) from error
-    try:
-        return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader (libyaml's when present)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"line {mark.line + 1} column {mark.column + 1}" if mark else None
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise SchemaError(f"not valid YAML: {problem}", source=str(path), field=where) from error
+    if not path.exists():
+        raise SchemaError("missing data file", source=str(path))
+    return read_yaml(path, MAX_DATA_FILE_BYTES, "data file", SchemaError)
 
 
 def load_file(path: Path, cls: type[T]) -> T:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gpuready.model import Fingerprint
+from gpuready.model.fields import fingerprint_fields
 
 
 class ChangeKind(str, enum.Enum):
@@ -25,10 +25,7 @@ class ChangeKind(str, enum.Enum):
 RELEVANT = frozenset(ChangeKind) - {ChangeKind.PYTHON_PACKAGES}
 """Kinds that count as drift for ``verify`` (other packages are reported, and count with ``--strict``)."""
 
-FRAMEWORK_PACKAGES = re.compile(r"^(torch|torchvision|torchaudio|jax|jaxlib|jax[-_].*|triton|pytorch[-_]triton.*|"
-                                r"flash[-_]attn|xformers|apex|deepspeed|vllm|transformer[-_]engine|bitsandbytes|"
-                                r"nvidia[-_].*|rocm[-_].*|hip[-_].*|amdsmi|onnxruntime.*|tensorflow.*)$", re.I)
-"""Distributions that ship GPU code or pin the GPU stack: a change to them is a framework change."""
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,41 +42,8 @@ class Change:
         return self.kind in RELEVANT
 
 
-def _text(fact: object) -> str:
-    value = getattr(fact, "value", None)
-    if value is None:
-        return ""
-    return str(getattr(value, "value", value))
-
-
 def _fields(fingerprint: Fingerprint) -> dict[str, tuple[ChangeKind, str]]:
-    host, stack = fingerprint.host, fingerprint.stack
-    fields = {
-        "gpu count": (ChangeKind.GPU, str(len(fingerprint.devices))),
-        "gpu names": (ChangeKind.GPU, ", ".join(sorted({_text(d.name) for d in fingerprint.devices}))),
-        "gpu archs": (ChangeKind.GPU, ", ".join(sorted({_text(d.arch) for d in fingerprint.devices}))),
-        "amdgpu driver": (ChangeKind.KERNEL_DRIVER, _text(stack.amdgpu_driver_version)),
-        "nvidia driver": (ChangeKind.KERNEL_DRIVER, _text(stack.nvidia_driver_version)),
-        "nvidia kernel module": (ChangeKind.KERNEL_DRIVER, _text(stack.nvidia_kernel_module)),
-        "cuda driver api": (ChangeKind.KERNEL_DRIVER, _text(stack.cuda_driver_version)),
-        "rocm": (ChangeKind.ROCM_CUDA, _text(stack.rocm_version)),
-        "cuda toolkit": (ChangeKind.ROCM_CUDA, _text(stack.cuda_toolkit_version)),
-        "os": (ChangeKind.OS_KERNEL, _text(host.os_name)),
-        "kernel": (ChangeKind.OS_KERNEL, _text(host.kernel)),
-        "libc": (ChangeKind.OS_KERNEL, _text(host.libc)),
-        "python": (ChangeKind.OS_KERNEL, _text(host.python)),
-        "container": (ChangeKind.OS_KERNEL, _text(host.container)),
-    }
-    for framework in fingerprint.frameworks:
-        for name, fact in (("version", framework.version), ("build", framework.variant),
-                           ("backend", framework.backend_version)):
-            fields[f"{framework.name} {name}"] = (ChangeKind.FRAMEWORK, _text(fact))
-    for package in fingerprint.packages:
-        kind = ChangeKind.FRAMEWORK if FRAMEWORK_PACKAGES.match(package.name) else ChangeKind.PYTHON_PACKAGES
-        fields[f"package {package.name.lower()}"] = (kind, package.version)
-    for name, value in fingerprint.environment.items():
-        fields[f"env {name}"] = (ChangeKind.ENVIRONMENT, value)
-    return fields
+    return {name: (ChangeKind(group), value) for name, (group, value) in fingerprint_fields(fingerprint).items()}
 
 
 def classify_changes(before: Fingerprint, after: Fingerprint) -> list[Change]:

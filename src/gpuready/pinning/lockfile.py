@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 from gpuready.errors import InputError
 from gpuready.files import read_json
 from gpuready.model import Fingerprint, Measurement
+from gpuready.model.build import build_label
 from gpuready.model.codec import from_dict, to_dict
 from gpuready.model.run import split_settings_v1
 
@@ -110,17 +110,13 @@ def installed_distributions() -> tuple[dict[str, str], dict[str, str]]:
     return dict(sorted(versions.items())), dict(sorted(sources.items()))
 
 
-_LOCAL = re.compile(r"\+(rocm\d+(?:\.\d+)*|cu\d+|cpu)$")
-
-
 def pinned_requirements(lock: Lock) -> str:
     """A requirements file pinning the framework build: the PyTorch index of its variant, then exact versions."""
     lines = [f"# Pinned by gpuready from the lock of {lock.created_at}. Install into a fresh environment with",
              "#   pip install -r this-file"]
-    torch = lock.distributions.get("torch", "")
-    match = _LOCAL.search(torch)
-    if match:
-        lines.append(f"--extra-index-url https://download.pytorch.org/whl/{match.group(1)}")
+    label = build_label(lock.distributions.get("torch", ""))
+    if label.index and not label.preview:
+        lines.append(f"--extra-index-url https://download.pytorch.org/whl/{label.index}")
     for name, version in lock.distributions.items():
         if name in lock.sources and lock.sources[name].startswith("file:"):
             lines.append(f"# {name}=={version} was installed from a local path: {lock.sources[name]}")

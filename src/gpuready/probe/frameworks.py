@@ -3,47 +3,23 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
-
-from packaging.version import InvalidVersion, Version
 
 from gpuready._framework_child import MARKER
 from gpuready.errors import ParseError
 from gpuready.model import BuildVariant, Fact, Framework, Package
+from gpuready.model.build import is_gpu_package, variant_of
 from gpuready.probe.system import CommandResult, System
 
 FRAMEWORK_TIMEOUT_S = 90.0
 """Importing torch and initialising a GPU stack can take long on a cold cache; a hang is cut off here."""
 
-_RELEVANT = re.compile(
-    r"^(torch|torchvision|torchaudio|pytorch-triton(-rocm)?|triton|jax|jaxlib|jax-(cuda\d+|rocm\d*)-.*|"
-    r"jax[-_]rocm.*|tensorflow(-rocm|-gpu)?|onnxruntime(-gpu|-rocm|-migraphx)?|nvidia-.*|rocm-.*|amd-.*|"
-    r"amdsmi|pynvml|cupy.*|deepspeed|flash[-_]attn|xformers|vllm|bitsandbytes|apex|triton-rocm|"
-    r"transformers|accelerate|numpy)$",
-    re.IGNORECASE,
-)
 
 
 def relevant_packages(distributions: list[tuple[str, str]]) -> tuple[Package, ...]:
     """The installed distributions that matter to an accelerator stack, sorted by name."""
-    found = {name.lower(): Package(name.lower(), version) for name, version in distributions if _RELEVANT.match(name)}
+    found = {name.lower(): Package(name.lower(), version) for name, version in distributions if is_gpu_package(name)}
     return tuple(found[name] for name in sorted(found))
-
-
-def variant_from_version(version: str) -> BuildVariant:
-    """``2.5.1+rocm6.2`` -> rocm, ``2.8.0+cu128`` -> cuda, ``2.6.0+cpu`` -> cpu, no local label -> unknown."""
-    try:
-        local = Version(version).local or ""
-    except InvalidVersion:
-        local = version.partition("+")[2]
-    if local.startswith("rocm"):
-        return BuildVariant.ROCM
-    if re.match(r"cu\d", local):
-        return BuildVariant.CUDA
-    if local.startswith("cpu"):
-        return BuildVariant.CPU
-    return BuildVariant.UNKNOWN
 
 
 def parse_child_output(text: str) -> dict[str, Any]:
@@ -106,7 +82,7 @@ def framework_from_child(name: str, packages: tuple[Package, ...], result: Comma
                                         installed=False)
     meta_version: Fact[str] = Fact.of(installed[1], "package metadata") if installed else Fact.absent(
         "package metadata", "no distribution metadata")
-    meta_variant: Fact[BuildVariant] = Fact.of(variant_from_version(installed[1]), "package metadata version") \
+    meta_variant: Fact[BuildVariant] = Fact.of(variant_of(installed[1]), "package metadata version") \
         if installed else Fact.absent("package metadata")
     payload: dict[str, Any] | None = None
     failure = "not run"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from gpuready.isolation.spec import CheckSpec
 from gpuready.model import CheckResult, CheckStatus, Run
 from gpuready.report.doctor_text import verdict_line
 
@@ -31,3 +34,13 @@ def render_checks(run: Run) -> RenderableType:
         table.add_row(result.check_id, Text(result.status.value, style=STATUS_STYLE[result.status]),
                       f"{result.duration_s:.2f} s", result.device, str(result.details.get("reason", ""))[:200])
     return Group(table, verdict_line(run.outcome))
+
+
+def render_check_list(specs: Sequence[CheckSpec]) -> RenderableType:
+    """``check --list``: id, framework, timeout and what each check does."""
+    table = Table(box=None, pad_edge=False)
+    for column in ("check", "framework", "timeout", "what it checks"):
+        table.add_column(column, overflow="fold")
+    for spec in specs:
+        table.add_row(spec.id, spec.framework, f"{spec.timeout_s:g} s", spec.description)
+    return table

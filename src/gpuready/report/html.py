@@ -8,8 +8,8 @@ from typing import Any
 
 from gpuready import __version__
 from gpuready.comparison import Comparison, Side
-from gpuready.comparison.environment import flatten
 from gpuready.model import CheckResult, Run
+from gpuready.model.fields import flatten
 from gpuready.report import plots
 from gpuready.report.compare_text import advantage_text
 from gpuready.report.units import describe_settings, format_value, provenance_note

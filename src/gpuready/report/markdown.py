@@ -6,8 +6,8 @@ import re
 from collections.abc import Sequence
 
 from gpuready.comparison import Comparison
-from gpuready.comparison.environment import flatten
 from gpuready.model import Run
+from gpuready.model.fields import flatten
 from gpuready.report.compare_text import advantage_text
 from gpuready.report.units import describe_settings, format_value, provenance_note
 
@@ -35,8 +35,8 @@ def render_run_markdown(run: Run) -> str:
     if note:
         lines += [f"> {escape(note)}", ""]
     flat = flatten(run.fingerprint)
-    if flat.get("gpu") or run.label:
-        lines += [f"{escape(run.label) + ' · ' if run.label else ''}{escape(flat.get('gpu', ''))} · "
+    if flat.get("gpu names") or run.label:
+        lines += [f"{escape(run.label) + ' · ' if run.label else ''}{escape(flat.get('gpu names', ''))} · "
                   f"{escape(run.created_at)}", ""]
     if run.findings:
         lines += _table(["severity", "code", "message", "where", "fix"],

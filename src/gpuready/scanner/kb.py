@@ -10,14 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from gpuready.errors import SchemaError
+from gpuready.files import read_yaml
 from gpuready.model import Severity
 from gpuready.model.codec import from_dict
 
 DATA = Path(__file__).with_name("data")
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_KB_BYTES = 16 * 2**20
 
 
 class RocmStatus(str, enum.Enum):
@@ -113,14 +112,7 @@ class KnowledgeBase:
 
 
 def _read(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise SchemaError(f"cannot read: {error}", source=str(path)) from error
-    try:
-        data = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
-    except yaml.YAMLError as error:
-        raise SchemaError(f"not valid YAML: {error}".splitlines()[0], source=str(path)) from error
+    data = read_yaml(path, MAX_KB_BYTES, "knowledge base", SchemaError)
     if not isinstance(data, dict):
         raise SchemaError("expected a mapping at the top level", source=str(path), field="$")
     for key in ("packages", "rules"):

@@ -167,9 +167,9 @@ def test_parity_headroom_porting_and_environment() -> None:
     conclusion = comparison.pairings[0].conclusion
     assert "1 check(s) differ" in conclusion and "2 blocker(s) and 3 warning(s)" in conclusion
     environment = dict(comparison.environment)
-    assert environment["gpu"] == (H100, MI300X) and comparison.differs(environment["gpu"])
+    assert environment["gpu names"] == (H100, MI300X) and comparison.differs(environment["gpu names"])
     assert environment["os"] == ("Ubuntu 24.04.1 LTS",) * 2 and not comparison.differs(environment["os"])
-    assert environment["ROCm"] == ("", "6.4.1")
+    assert environment["rocm"] == ("", "6.4.1")
 
 
 def test_three_sides_compare_each_with_the_baseline() -> None:

@@ -8,9 +8,10 @@ from packaging.version import Version
 
 from gpuready._framework_child import MARKER
 from gpuready.model import BuildVariant, FactStatus, Fingerprint
+from gpuready.model.build import build_label, variant_of
 from gpuready.probe import collect_fingerprint
 from gpuready.probe.amd import ROCM_SMI_ARGS
-from gpuready.probe.frameworks import child_argv, variant_from_version
+from gpuready.probe.frameworks import child_argv
 from gpuready.probe.nvidia import nvidia_smi_argv
 from gpuready.probe.parse.nvidia import QUERY_FIELDS
 from gpuready.probe.redact import REDACTED
@@ -188,11 +189,15 @@ def test_framework_child_failures_are_facts() -> None:
 
 
 def test_variant_from_version_string() -> None:
-    assert variant_from_version("2.5.1+rocm6.2") is BuildVariant.ROCM
-    assert variant_from_version("2.9.1+rocm7.2.1.lw.gitff65f5bc") is BuildVariant.ROCM
-    assert variant_from_version("2.8.0+cu128") is BuildVariant.CUDA
-    assert variant_from_version("2.6.0+cpu") is BuildVariant.CPU
-    assert variant_from_version("2.13.0") is BuildVariant.UNKNOWN
+    assert variant_of("2.5.1+rocm6.2") is BuildVariant.ROCM
+    assert variant_of("2.9.1+rocm7.2.1.lw.gitff65f5bc") is BuildVariant.ROCM
+    assert variant_of("2.8.0+cu128") is BuildVariant.CUDA
+    assert variant_of("2.6.0+cpu") is BuildVariant.CPU
+    assert variant_of("2.13.0") is BuildVariant.UNKNOWN
+    assert build_label("2.9.1+rocm7.13.0a20260401").preview and build_label("2.9.1+rocm7.13.0a20260401").index == (
+        "rocm7.13.0")
+    assert build_label("2.8.0+cu128").backend == "12.8" and build_label("2.8.0+cu128").index == "cu128"
+    assert build_label("2.4.1+rocm6.0").backend == "6.0" and not build_label("2.4.1+rocm6.0").preview
 
 
 def test_container_and_environment() -> None:

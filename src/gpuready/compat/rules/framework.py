@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpuready.compat.query import arch_in_list, install_command, newest_torch, parse_version, wheels_for_arch
 from gpuready.compat.rules.context import Accelerator, Context, finding
 from gpuready.compat.schema import Backend
 from gpuready.model import BuildVariant, FactStatus, Finding, Severity, Vendor
-from gpuready.probe.frameworks import variant_from_version
+from gpuready.model.build import build_label, variant_of
 from gpuready.probe.parse.kfd import normalise_gfx_name
 
 _BACKEND = {Vendor.AMD: Backend.ROCM, Vendor.NVIDIA: Backend.CUDA}
 _FAMILY_FALLBACK = {"gfx103": "gfx1030", "gfx110": "gfx1100", "gfx90": "gfx900"}
 """Community-known (unsupported) HSA_OVERRIDE_GFX_VERSION stand-ins: a sibling ISA the wheel does contain."""
 
-THEROCK_BUILD = re.compile(r"\+rocm\d+\.\d+(\.\d+)?a\d{8}")
-"""Torch builds from AMD's TheRock indexes carry a dated pre-release ROCm tag: ``2.9.1+rocm7.13.0a20260401``."""
 THEROCK_INSTALL = "https://rocm.docs.amd.com/en/7.13.0-preview/frameworks/pytorch/install.html"
 
 
@@ -54,7 +51,7 @@ def torch_variant(context: Context) -> BuildVariant:
         return BuildVariant.UNKNOWN
     if torch.variant.value is not None:
         return torch.variant.value
-    return variant_from_version(torch.version.value) if torch.version.value else BuildVariant.UNKNOWN
+    return variant_of(torch.version.value) if torch.version.value else BuildVariant.UNKNOWN
 
 
 def wrong_flavour(context: Context) -> Iterator[Finding]:
@@ -147,7 +144,7 @@ def arch_not_in_wheel(context: Context) -> Iterator[Finding]:
             remedy = ("on that machine, `python -c \"import torch; print(torch.cuda.get_arch_list())\"` lists them "
                       f"(`gpuready env` records them); {accelerator.arch} must be among them")
             source = ""
-            if THEROCK_BUILD.search(str(torch.version.value or "")):
+            if build_label(str(torch.version.value or "")).preview:
                 remedy += ("; its dated ROCm tag marks a TheRock build, and AMD builds those wheels per GPU family "
                            f"(repo.amd.com/rocm/whl/<family>/): it must come from the index of {accelerator.arch}'s "
                            "family")
