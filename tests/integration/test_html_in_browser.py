@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from gpuready.comparison import CostInputs, Side, compare_sides
-from gpuready.model import CheckStatus, Vendor
+from gpuready.compat.load import load_dataset
+from gpuready.model import CheckStatus, Provenance, Vendor, make_run
 from gpuready.report.html import render_comparison_html, render_run_html
 from tests.unit.comparison.builders import bench_run, check_run, scan_run, step_times
 
@@ -69,22 +70,24 @@ def _open(tmp_path: Path, name: str, html: str) -> tuple[list[str], dict[str, ob
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine")
 def test_comparison_report_renders_with_plots_and_no_errors(tmp_path: Path) -> None:
     sides, _ = _runs()
-    comparison = compare_sides(sides, CostInputs({"H100": 2.99, "MI300X": 2.10}, 8, 0.85, 2e9))
+    comparison = compare_sides(sides, load_dataset().gpus.gpus, CostInputs({"H100": 2.99, "MI300X": 2.10}, 8, 0.85,
+                                                                             2e9))
     errors, facts = _open(tmp_path, "compare-report.html", render_comparison_html(comparison, sides))
     assert errors == []
     assert len(facts["svgs"]) == 2 and all(height > 100 for height in facts["svgs"])  # type: ignore[union-attr]
     text = str(facts["text"])
     assert "MI300X node is 1.3" in text and "cheaper per token" in text and "torch.ops.sdpa" in text
+    assert "SYNTHETIC: these numbers were made up" in text, "a report of made-up runs says so in its header"
     assert facts["scripts"] == 0 and facts["tables"] >= 4
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine")
 def test_run_report_shows_a_hostile_model_name_as_text(tmp_path: Path) -> None:
     _, sweep = _runs()
-    merged = sweep[0].__class__(kind=sweep[0].kind, tool_version="test", fingerprint=sweep[0].fingerprint,
-                                measurements=tuple(m for run in sweep for m in run.measurements), label=HOSTILE)
+    merged = make_run(sweep[0].kind, "test", fingerprint=sweep[0].fingerprint, label=HOSTILE,
+                      measurements=[m for run in sweep for m in run.measurements], provenance=Provenance.SYNTHETIC)
     errors, facts = _open(tmp_path, "run-report.html", render_run_html(merged))
     assert errors == []
     assert facts["scripts"] == 0 and facts["images"] == 0
-    assert HOSTILE in str(facts["text"])
+    assert HOSTILE in str(facts["text"]) and "SYNTHETIC" in str(facts["text"])
     assert len(facts["svgs"]) == 2 and all(height > 100 for height in facts["svgs"])  # type: ignore[union-attr]

@@ -7,7 +7,10 @@ import configparser
 import re
 from typing import Any
 
-import tomllib
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
 import yaml
 
 from gpuready.scanner.hits import Hit

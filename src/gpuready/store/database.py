@@ -122,6 +122,7 @@ class RunStore:
         from sqlalchemy import create_engine, event
         from sqlalchemy.engine import make_url
         from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+        from sqlalchemy.pool import NullPool
 
         self.url = url
         try:
@@ -132,7 +133,9 @@ class RunStore:
         try:
             if parsed.get_backend_name() == "sqlite":
                 _sqlite_file(url, parsed.database)
-                self.engine = create_engine(url, connect_args={"timeout": 60})
+                # No pool: every connection is closed when its block ends, so a store that is never closed leaks
+                # nothing (opening a SQLite file costs well under a millisecond).
+                self.engine = create_engine(url, connect_args={"timeout": 60}, poolclass=NullPool)
 
                 @event.listens_for(self.engine, "connect")
                 def _pragmas(connection: Any, _: Any) -> None:  # WAL: readers never block the writer
