@@ -5,13 +5,15 @@ from __future__ import annotations
 import ast
 import configparser
 import re
+import sys
 from typing import Any
 
-try:
-    import tomllib
-except ImportError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
 import yaml
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
 
 from gpuready.scanner.hits import Hit
 
