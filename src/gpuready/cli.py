@@ -43,7 +43,10 @@ DATA_DIR = click.Path(path_type=Path, file_okay=False)
 def _option_error(error: InputError) -> str:
     """The error as the user typed it: the field replaced by the option it came from."""
     if error.field and error.field in FIELD_OPTIONS:
-        where = ": ".join(p for p in (error.source, FIELD_OPTIONS[error.field]) if p)
+        option = FIELD_OPTIONS[error.field]
+        if option.isupper():  # an argument: say which value
+            return f"{option} {error.source!r}: {error.reason}" if error.source else f"{option}: {error.reason}"
+        where = ": ".join(p for p in (error.source, option) if p)
         return f"{where}: {error.reason}"
     return str(error)
 

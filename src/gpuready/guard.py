@@ -90,11 +90,24 @@ def _locked_gpu_vendors(fingerprint: Fingerprint) -> set[str]:
 
 def decide(model: str, lock: str | os.PathLike[str] = "gpuready.lock", *, fallback: str = "cpu",
            accelerator: str = "cuda", facts: CurrentFacts | None = None) -> Decision:
-    """The accelerator when ``model`` is verified in the lock and nothing relevant drifted; the fallback otherwise."""
+    """The accelerator when ``model`` is verified in the lock and nothing relevant drifted; the fallback otherwise.
+
+    Never raises and never blocks: any doubt (an unreadable, hostile or special file, an error of its own) is the
+    fallback, with the reason.
+    """
+    try:
+        return _decide(model, lock, fallback, accelerator, facts)
+    except Exception as error:  # noqa: BLE001 - the guard's promise: any doubt is the fallback
+        return Decision(fallback, False, (f"the guard could not decide ({type(error).__name__}: "
+                                          f"{str(error)[:200]}); using {fallback}",))
+
+
+def _decide(model: str, lock: str | os.PathLike[str], fallback: str, accelerator: str,
+            facts: CurrentFacts | None) -> Decision:
     from gpuready.pinning.lockfile import read_lock
 
     path = Path(lock)
-    if not path.exists():
+    if not os.path.lexists(path):
         return Decision(fallback, False, (f"no lock file at {path}: run gpuready lock first",))
     try:
         locked = read_lock(path)
@@ -107,6 +120,10 @@ def decide(model: str, lock: str | os.PathLike[str] = "gpuready.lock", *, fallba
     if not vendors:
         return Decision(fallback, False, ("the lock was taken where no GPU was seen, so the model was verified only on "
                                           f"the CPU; lock again on the GPU machine to use {accelerator}",))
+    unknown = sorted(v for v in vendors if v not in DEVICE_NODES)
+    if unknown:
+        return Decision(fallback, False, (f"the lock's GPU vendor ({', '.join(unknown)}) is not one the guard can "
+                                          "check here; lock again on a machine whose GPU gpuready identifies",))
     facts = facts or current_facts()
     missing = sorted(v for v in vendors if facts.device_nodes.get(v) is False)
     if missing:

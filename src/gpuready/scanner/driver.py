@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpuready import __version__
+from gpuready.errors import InputError
 from gpuready.model import CheckResult, CheckStatus, Run, RunKind, make_run
 from gpuready.model.config import ScanConfig
 from gpuready.model.outcome import make_outcome, portability
@@ -25,6 +26,11 @@ def coverage_result(report: ScanReport) -> CheckResult:
 def run_scan(config: ScanConfig, kb: KnowledgeBase) -> Run:
     """Scan ``config.path`` (nothing in it is imported or executed) and judge it."""
     report = scan_tree(config.path, kb, jobs=config.jobs, cache=config.cache)
+    if report.files == 0:
+        unread = f" ({len(report.skipped)} file(s) could not be read: {report.skipped[0].reason})" if (
+            report.skipped) else ""
+        raise InputError("nothing to scan: no Python, requirements, build or kernel source files here" + unread,
+                         source=str(config.path))
     verdict = portability(report.findings)
     outcome = make_outcome(verdict, report.findings)
     summary = f"{outcome.summary} in {report.files} files ({report.lines:,} lines)"

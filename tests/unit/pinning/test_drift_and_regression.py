@@ -115,3 +115,16 @@ def test_a_slowdown_inside_wide_noise_does_not_count() -> None:
 def test_throughput_regressions_read_the_other_way() -> None:
     verdict = judge_regression([100.0] * 10 + [101.0] * 10, [80.0] * 10 + [81.0] * 10, higher_is_better=True)
     assert verdict.regressed and verdict.slowdown.ratio == pytest.approx(100.5 / 80.5, rel=0.01)
+
+
+def test_a_variable_unset_since_the_lock_and_a_package_no_longer_installed_are_drift(recorded: Fingerprint) -> None:
+    """Both once raised KeyError (exit 3) in the most ordinary verify."""
+    locked = dataclasses.replace(_with_package(recorded, "flash-attn", "2.7.4"),
+                                 environment={**recorded.environment, "HSA_OVERRIDE_GFX_VERSION": "11.0.0"})
+    now = dataclasses.replace(recorded, packages=tuple(p for p in recorded.packages if p.name != "flash-attn"),
+                              environment={k: v for k, v in recorded.environment.items()
+                                           if k != "HSA_OVERRIDE_GFX_VERSION"})
+    changes = {c.field: c for c in classify_changes(locked, now)}
+    assert changes["env HSA_OVERRIDE_GFX_VERSION"].before == "11.0.0" and changes["env HSA_OVERRIDE_GFX_VERSION"].after == ""
+    assert changes["package flash-attn"].kind is ChangeKind.FRAMEWORK and changes["package flash-attn"].after == ""
+    assert changes["env HSA_OVERRIDE_GFX_VERSION"].relevant
