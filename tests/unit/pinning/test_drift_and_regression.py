@@ -125,6 +125,7 @@ def test_a_variable_unset_since_the_lock_and_a_package_no_longer_installed_are_d
                               environment={k: v for k, v in recorded.environment.items()
                                            if k != "HSA_OVERRIDE_GFX_VERSION"})
     changes = {c.field: c for c in classify_changes(locked, now)}
-    assert changes["env HSA_OVERRIDE_GFX_VERSION"].before == "11.0.0" and changes["env HSA_OVERRIDE_GFX_VERSION"].after == ""
+    variable = changes["env HSA_OVERRIDE_GFX_VERSION"]
+    assert variable.before == "11.0.0" and variable.after == ""
     assert changes["package flash-attn"].kind is ChangeKind.FRAMEWORK and changes["package flash-attn"].after == ""
     assert changes["env HSA_OVERRIDE_GFX_VERSION"].relevant
