@@ -98,13 +98,20 @@ def _show(result: Any, render: Callable[[Any], object], as_json: bool, output: P
     elif document is not None:
         click.echo(document, nl=False)
     else:
-        _print_rich(render(result))
+        _print_rich(render(_inert(result)))
 
 
 def _print_rich(renderable: object) -> None:
     from gpuready.report.terminal import console
 
     console().print(renderable)
+
+
+def _inert(value: Any) -> Any:
+    """Data made safe for a terminal: control characters from reports, file names and Runs made visible."""
+    from gpuready.report.terminal import inert_copy
+
+    return inert_copy(value)
 
 
 @dataclasses.dataclass
@@ -137,7 +144,7 @@ class Finish:
             if self.as_json:
                 click.echo(render_run(run), nl=False)
             else:
-                _print_rich(self.render(run))
+                _print_rich(self.render(_inert(run)))
         if not store.get("no_save"):
             from gpuready.api import save
 
@@ -432,7 +439,7 @@ def runs_list(store_url: str | None, kind: str | None, device: str | None, host:
     if as_json:
         click.echo(json.dumps([dataclasses.asdict(r) for r in rows], indent=2))
     else:
-        _print_rich(render_runs(rows))
+        _print_rich(render_runs([_inert(row) for row in rows]))
 
 
 @runs.command("show")
@@ -649,7 +656,7 @@ def diff_runs(run_a: str, run_b: str, store_url: str | None, show_all: bool, as_
     else:
         from gpuready.report.runs_text import render_changes
 
-        _print_rich(render_changes(shown, len(changes) - len(shown)))
+        _print_rich(render_changes([_inert(change) for change in shown], len(changes) - len(shown)))
     raise click.exceptions.Exit(int(ExitCode.FINDINGS if any(c.relevant for c in changes) else ExitCode.OK))
 
 
@@ -680,6 +687,12 @@ def data_validate(directory: Path | None, as_json: bool) -> None:
                f"pairings, {summary['links']} link types")
 
 
+def _inert_text(text: str) -> str:
+    from gpuready.report.terminal import inert
+
+    return " ".join(inert(text).splitlines())
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (``ExitCode``)."""
     from gpuready.isolation.signals import terminate_like_interrupt
@@ -696,10 +709,10 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("gpuready: interrupted", err=True)
         return 130
     except InputError as error:
-        click.echo(f"gpuready: error: {_option_error(error)}", err=True)
+        click.echo(f"gpuready: error: {_inert_text(_option_error(error))}", err=True)
         return int(error.exit_code)
     except GpureadyError as error:
-        click.echo(f"gpuready: error: {error}", err=True)
+        click.echo(f"gpuready: error: {_inert_text(str(error))}", err=True)
         return int(error.exit_code)
     except BrokenPipeError:
         return int(ExitCode.OK)

@@ -9,6 +9,7 @@ from gpuready.comparison import Comparison
 from gpuready.model import Run
 from gpuready.model.fields import flatten
 from gpuready.report.compare_text import advantage_text
+from gpuready.report.terminal import inert
 from gpuready.report.units import describe_settings, format_value, provenance_note
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>#!|~$])")
@@ -16,7 +17,7 @@ _SPECIAL = re.compile(r"([\\`*_\[\]<>#!|~$])")
 
 def escape(text: object) -> str:
     """Markdown-inert text: markup characters backslash-escaped, HTML brackets as entities, one line."""
-    value = " ".join(str(text).split())
+    value = " ".join(inert(str(text)).split())
     value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _SPECIAL.sub(r"\\\1", value).replace("\\&lt;", "&lt;").replace("\\&gt;", "&gt;")
 

@@ -10,6 +10,7 @@ from typing import TextIO
 
 from gpuready.isolation.launchers import Event
 from gpuready.report.check_text import live_line
+from gpuready.report.terminal import inert
 
 
 def _duration(seconds: float) -> str:
@@ -31,7 +32,7 @@ class ProgressLines:
 
     def say(self, text: str) -> None:
         """One line, flushed at once."""
-        print(text, file=self.stream, flush=True)
+        print(inert(text), file=self.stream, flush=True)
 
     def __call__(self, event: Event) -> None:
         now = self.clock()

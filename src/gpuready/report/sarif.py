@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from urllib.parse import quote
 
 from gpuready import __version__
 from gpuready.model import Finding, Severity
@@ -38,7 +40,8 @@ def render_sarif(findings: list[Finding] | tuple[Finding, ...]) -> str:
             "ruleIndex": list(rules).index(finding.code),
             "level": LEVEL[finding.severity],
             "message": {"text": text},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": quote(path.replace(os.sep, "/")),
+                                                                     "uriBaseId": "%SRCROOT%"},
                                                 "region": {"startLine": max(1, line)}}}],
         })
     document = {
