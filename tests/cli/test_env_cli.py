@@ -208,3 +208,20 @@ def test_cli_report_kinds_match_the_reader() -> None:
     from gpuready.probe.paste import ReportKind
 
     assert set(REPORT_KINDS) == {k.value for k in ReportKind}
+
+
+def test_a_header_less_csv_of_another_field_list_is_read(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "env", "--from", str(FIXTURES / "nvidia-smi-query/a100-sxm4-40gb-noheader-545.csv"),
+                           "--json", "--no-save")
+    assert code == 0
+    devices = json.loads(out)["fingerprint"]["devices"]
+    assert [d["name"]["value"] for d in devices] == ["NVIDIA A100-SXM4-40GB"] * 3
+    assert {d["pci_bus"]["value"] for d in devices} == {"00000000:0b:00.0", "00000000:3b:00.0", "00000000:8b:00.0"}
+    assert devices[0]["memory_bytes"]["value"] == 40960 * 2**20
+
+
+def test_the_hostname_is_read_on_this_machine() -> None:
+    from gpuready.probe import collect_fingerprint
+
+    host = collect_fingerprint(frameworks=False, redact_identifiers=False).host
+    assert host.hostname.ok and host.hostname.value == __import__("socket").gethostname()

@@ -13,6 +13,7 @@ import os
 import platform
 import pwd
 import shutil
+import socket
 import stat as statmod
 import subprocess
 import sys
@@ -82,6 +83,9 @@ class System(Protocol):
 
     def uname(self) -> tuple[str, str]:
         """(kernel release, machine)."""
+
+    def hostname(self) -> str | None:
+        """This machine's name, or None when it has none."""
 
     def python(self) -> str: ...
 
@@ -165,6 +169,9 @@ class LocalSystem:
 
     def uname(self) -> tuple[str, str]:
         return platform.release(), platform.machine()
+
+    def hostname(self) -> str | None:
+        return socket.gethostname() or None
 
     def python(self) -> str:
         return platform.python_version()
@@ -257,6 +264,9 @@ class ReplaySystem:
 
     def uname(self) -> tuple[str, str]:
         return self.kernel
+
+    def hostname(self) -> str | None:
+        return (self.files.get("/proc/sys/kernel/hostname") or "").strip() or None
 
     def python(self) -> str:
         return self.python_version

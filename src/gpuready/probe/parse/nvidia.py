@@ -37,6 +37,42 @@ def _looks_like_header(cells: Sequence[str]) -> bool:
     )
 
 
+_SHAPES = (
+    ("pci.bus_id", re.compile(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]")),
+    ("uuid", re.compile(r"GPU-[0-9a-fA-F-]{20,}")),
+    ("driver_version", re.compile(r"\d{3}\.\d{1,3}(\.\d{1,3})?")),
+    ("compute_cap", re.compile(r"\d{1,2}\.\d")),
+    ("memory.total", re.compile(r"\d+\s*MiB")),
+    ("timestamp", re.compile(r"\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?")),
+    ("name", re.compile(r".*(NVIDIA|Tesla|GeForce|Quadro|TITAN|RTX|GTX|A100|H100|H200|L40|B200|GH200).*", re.I)),
+    ("index", re.compile(r"\d{1,2}")),
+)
+
+
+def _fits(row: Sequence[str], names: Sequence[str]) -> bool:
+    shapes = dict(_SHAPES)
+    return all(value in _MISSING or name not in shapes or shapes[name].fullmatch(value)
+               for name, value in zip(names, row, strict=False))
+
+
+def infer_columns(row: Sequence[str]) -> list[str]:
+    """Column names for a header-less row of an unknown ``--query-gpu`` list, from what the values look like: the
+    first value of each recognisable shape gets that field's name (the first "NNN MiB" is memory.total, as
+    nvidia-smi lists total before used and free); the rest stay unnamed. ParseError without a name or bus id."""
+    names: list[str] = []
+    taken: set[str] = set()
+    for position, value in enumerate(row):
+        found = next((name for name, shape in _SHAPES if name not in taken and shape.fullmatch(value.strip())), None)
+        if found == "index" and position != 0:
+            found = None  # a small number elsewhere is a temperature, a link generation ...
+        if found:
+            taken.add(found)
+        names.append(found or f"column{position + 1}")
+    if not {"name", "pci.bus_id"} & taken:
+        raise ParseError(f"a header-less row of {len(row)} columns with no GPU name or PCI bus id in it")
+    return names
+
+
 def _mib(value: str) -> int:
     match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(MiB)?", value.strip())
     if not match:
@@ -60,8 +96,12 @@ def parse_nvidia_smi_csv(text: str, fields: Sequence[str] | None = None) -> tupl
     if _looks_like_header(rows[0]):
         names = [_field_name(c) for c in rows[0]]
         rows = rows[1:]
+    elif fields:
+        names = [_field_name(f) for f in fields]
+    elif len(rows[0]) == len(QUERY_FIELDS) and _fits(rows[0], QUERY_FIELDS):
+        names = list(QUERY_FIELDS)
     else:
-        names = [_field_name(f) for f in (fields or QUERY_FIELDS)]
+        names = infer_columns(rows[0])
     records: list[GpuRecord] = []
     seen: set[str] = set()
     for number, row in enumerate(rows, start=1):
