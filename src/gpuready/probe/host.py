@@ -96,7 +96,7 @@ def collect_host(system: System) -> Host:
     libc_name = parse_ldd_version(ldd.stdout or ldd.stderr) if not ldd.error else None
     libc = Fact.of(libc_name, "ldd --version") if libc_name else Fact[str].absent("ldd --version", ldd.failure())
 
-    name = system.hostname()
+    hostname = system.hostname()
     return Host(
         os_name=os_name,
         os_id=os_id,
@@ -107,5 +107,5 @@ def collect_host(system: System) -> Host:
         libc=libc,
         python=Fact.of(system.python(), "platform.python_version()"),
         container=detect_container(system),
-        hostname=Fact.of(name, "socket.gethostname()") if name else Fact.absent("socket.gethostname()"),
+        hostname=Fact.of(hostname, "socket.gethostname()") if hostname else Fact.absent("socket.gethostname()"),
     )
