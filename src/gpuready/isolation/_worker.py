@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 from gpuready.isolation.execute import run_one
 from gpuready.isolation.lifeline import die_with_parent
@@ -25,10 +26,10 @@ def _write(stream: object, record: dict[str, object]) -> None:
 
 def main(argv: list[str]) -> int:
     """Run every check in the plan, in order."""
-    die_with_parent()
     if len(argv) != 2:
         print("usage: python -m gpuready.isolation._worker PLAN.json OUT.jsonl", file=sys.stderr)
         return 2
+    die_with_parent(cleanup=Path(argv[0]).parent, own_group=True)
     with open(argv[0], encoding="utf-8") as handle:
         plan = json.load(handle)
     with open(argv[1], "a", encoding="utf-8") as out:

@@ -108,8 +108,9 @@ def main(argv: list[str]) -> int:
     """One rank (see the module docstring)."""
     from gpuready.isolation.lifeline import die_with_parent
 
-    die_with_parent()  # a rank left behind by a killed parent would hold its collective's port and device
     target, rank, world, init_method, arguments, out = argv
+    # a rank left behind by a killed parent would hold its collective's port and device
+    die_with_parent(cleanup=Path(out).parent, own_group=True)
     module_name, _, attribute = target.partition(":")
     function = getattr(importlib.import_module(module_name), attribute)
     result = function(int(rank), int(world), init_method, json.loads(arguments))
