@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -59,8 +60,33 @@ def _set_rng_state(torch: Any, device: Any, state: dict[str, Any]) -> None:
         torch.cuda.set_rng_state(state["cuda"], device)
 
 
+def digests(torch: Any, value: Any, path: str = "") -> dict[str, str]:
+    """Every tensor (dtype, shape and bytes, hashed) and every other value in a nested state, by its key path."""
+    if isinstance(value, torch.Tensor):
+        data = value.detach().cpu().clone()  # a fresh, exact storage: its bytes are the tensor's
+        raw = bytes(data.untyped_storage()) if data.numel() else b""
+        return {path: f"{data.dtype}{tuple(data.shape)}:{hashlib.sha256(raw).hexdigest()}"}
+    if isinstance(value, dict):
+        found: dict[str, str] = {}
+        for key in sorted(value, key=str):
+            found |= digests(torch, value[key], f"{path}.{key}" if path else str(key))
+        return found
+    if isinstance(value, (list, tuple)):
+        found = {}
+        for index, item in enumerate(value):
+            found |= digests(torch, item, f"{path}[{index}]")
+        return found
+    return {path: repr(value)}
+
+
+def _state(torch: Any, device: Any, model: Any, optimizer: Any, scheduler: Any, scaler: Any) -> dict[str, Any]:
+    return {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+            "rng": _rng_state(torch, device), "scaler": scaler.state_dict() if scaler is not None else {}}
+
+
 def resume(checkpoint: str, device_name: str, out: str) -> None:
-    """Fresh-process half: load the checkpoint with weights_only=True and run the next steps."""
+    """Fresh-process half: load the checkpoint with weights_only=True into fresh objects, hash everything they now
+    hold (for the bit-for-bit comparison with what was saved), and run the next steps."""
     torch = import_torch()
     device = torch.device(device_name)
     saved = torch.load(checkpoint, map_location=device, weights_only=True)
@@ -70,10 +96,10 @@ def resume(checkpoint: str, device_name: str, out: str) -> None:
     scheduler.load_state_dict(saved["scheduler"])
     if scaler is not None and saved.get("scaler"):
         scaler.load_state_dict(saved["scaler"])
-        if scaler.state_dict() != saved["scaler"]:
-            raise RuntimeError(f"GradScaler state differs after loading: {scaler.state_dict()} vs {saved['scaler']}")
     _set_rng_state(torch, device, {k: v.cpu() for k, v in saved["rng"].items()})
-    Path(out).write_text(json.dumps(_steps(torch, device, model, optimizer, scheduler, FIRST, THEN)))
+    loaded = digests(torch, _state(torch, device, model, optimizer, scheduler, scaler))
+    losses = _steps(torch, device, model, optimizer, scheduler, FIRST, THEN)
+    Path(out).write_text(json.dumps({"losses": losses, "digests": loaded}))
 
 
 def roundtrip(context: CheckContext) -> None:
@@ -90,9 +116,9 @@ def roundtrip(context: CheckContext) -> None:
         scaler.update(new_scale=512.0)  # a non-default state, so a lost one would show
     with tempfile.TemporaryDirectory(prefix="gpuready-ckpt-") as folder:
         path = os.path.join(folder, "state.pt")
-        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                    "scheduler": scheduler.state_dict(), "rng": _rng_state(torch, device),
-                    "scaler": scaler.state_dict() if scaler is not None else {}}, path)
+        state = _state(torch, device, model, optimizer, scheduler, scaler)
+        before = digests(torch, state)
+        torch.save(state, path)
         context.note("grad_scaler", "saved" if scaler is not None else "not available for this device")
         context.record("checkpoint_bytes", os.path.getsize(path))
         uninterrupted = _steps(torch, device, model, optimizer, scheduler, FIRST, THEN)
@@ -103,8 +129,14 @@ def roundtrip(context: CheckContext) -> None:
             capture_output=True, text=True, timeout=float(context.options.get("resume_timeout_s", 120)), check=False)
         if done.returncode != 0:
             raise Fail(f"resuming in a fresh process failed: {done.stderr.strip().splitlines()[-1:]}")
-        resumed = json.loads(Path(out).read_text())
+        report = json.loads(Path(out).read_text())
         _safetensors(context, model, folder)
+    resumed, after = report["losses"], report["digests"]
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    context.record("tensors_compared", len(before))
+    if changed:
+        raise Fail(f"{len(changed)} of {len(before)} saved entries differ after loading, bit for bit: "
+                   f"{', '.join(changed[:6])}" + (" ..." if len(changed) > 6 else ""))
     context.note("uninterrupted", [float.fromhex(v) for v in uninterrupted])
     context.note("resumed", [float.fromhex(v) for v in resumed])
     if resumed != uninterrupted:
