@@ -39,6 +39,24 @@ def test_every_planted_problem_is_named_at_its_line() -> None:
     assert not any(location == "planted.py:18" for _, location in found), "moving back with .to(x.device) is fine"
 
 
+def test_what_the_stand_in_once_missed_or_misjudged() -> None:
+    """new_tensor follows its source's device; a CPU parameter moved each step is a parameter left on the host;
+    a constant copied to the device every step is named at its line (#19 item 9)."""
+    run = audit(f"{PLANTED}:subtly_planted", device="standin", inline=True, coverage=False)
+    found = {(f.code, f.location.rsplit("/", 1)[-1]) for f in run.findings}
+    assert not any(code == "audit.mixed_device" for code, _ in found), found
+    assert ("audit.h2d_every_step", "planted.py:72") in found, found
+    assert ("audit.h2d_every_step", "planted.py:73") in found, found
+    host = next(f for f in run.findings if f.code == "audit.parameters_on_host")
+    assert "host_weight" in host.message
+
+
+def test_one_item_call_is_counted_once() -> None:
+    run = audit(f"{PLANTED}:planted", device="standin", inline=True, coverage=False)
+    [sync] = [f for f in run.findings if f.code == "audit.host_sync"]
+    assert sync.evidence["count"] == "1" and "— 1x" in sync.message
+
+
 def test_clean_models_get_a_clean_verdict() -> None:
     assert _codes(f"{PLANTED}:clean") == set()
     assert _codes(f"{PLANTED}:clean", mode="infer") == set()

@@ -20,6 +20,9 @@ from gpuready.placement.replay import capture
 from gpuready.placement.trace import HOST, TARGET, OpRecord
 
 _MARK = "_gpuready_on_target"
+_OWNED = "_gpuready_owned_by_model"
+"""Set on the model's own tensors (parameters, buffers, plain tensor attributes) before the step: moving one of
+those to the device inside the step is a copy of a constant, paid every step."""
 _SYNC_OPS = {"aten._local_scalar_dense", "aten.nonzero", "aten.masked_select", "aten.is_nonzero", "aten.equal",
              "aten.unique", "aten._unique2", "aten.item"}
 _SKIP_PREFIXES: tuple[str, ...] = ()
@@ -60,6 +63,10 @@ class PlacementRecorder:
     def __init__(self, target_type: str, standin: bool) -> None:
         self.target_type = target_type
         self.standin = standin
+        self.in_step = False
+        """True while the step itself runs (placing the model and the batch is not part of it)."""
+        self.silent = False
+        """True while the stand-in does work of its own (copying a tensor it moves): not the user's ops."""
         self.records: list[OpRecord] = []
         self.replay: dict[tuple[str, tuple[Any, ...]], Any] = {}
         """Distinct (op, argument description) -> ReplayOp, for op coverage."""
@@ -79,6 +86,17 @@ class PlacementRecorder:
                 except (AttributeError, RuntimeError):
                     pass
         return value if not isinstance(value, torch.Tensor) or not self.standin else value
+
+    @staticmethod
+    def note_model(model: Any) -> None:
+        """Mark every tensor the model holds (parameters, buffers, tensors kept as plain attributes)."""
+        for module in model.modules():
+            for value in vars(module).values():
+                for tensor in _tensors(list(value.values()) if isinstance(value, dict) else value):
+                    try:
+                        setattr(tensor, _OWNED, True)
+                    except (AttributeError, RuntimeError):
+                        pass
 
     def wants_target(self, device: Any) -> bool:
         if device is None:
@@ -105,7 +123,7 @@ class PlacementRecorder:
             bytes=sum(t.numel() * t.element_size() for t in tensors) if kind in ("host_copy", "numpy") else 0))
 
 
-_WATCHED = {"to", "cuda", "cpu", "numpy", "tolist", "item", "__bool__"}
+_WATCHED = {"to", "cuda", "cpu", "numpy", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full"}
 """Function-level calls the placement mode looks at; everything else passes straight through."""
 _NAMES: dict[Any, tuple[str, str]] = {}
 
@@ -162,10 +180,12 @@ def modes(recorder: PlacementRecorder) -> tuple[Any, Any]:
             first = args[0] if args and isinstance(args[0], torch.Tensor) else None
             if name in ("to", "cuda", "cpu") and first is not None:
                 return self._move(func, name, first, args, kwargs)
-            if name in ("numpy", "tolist", "item", "__bool__") and first is not None and recorder.label(
-                    first) == TARGET:
-                kind = "numpy" if name == "numpy" else "host_sync"
-                recorder.add(f"Tensor.{name}", kind, [first])
+            if name == "numpy" and first is not None and recorder.label(first) == TARGET:
+                recorder.add("Tensor.numpy", "numpy", [first])  # .item(), bool() are seen at dispatch, once
+            if (recorder.standin and name.startswith("new_") and first is not None and recorder.label(first) == TARGET
+                    and (kwargs.get("device") is None or recorder.wants_target(kwargs.get("device")))):
+                kwargs.pop("device", None)  # like its source tensor, on the (stand-in) target
+                return recorder.mark(func(*args, **kwargs))
             if recorder.standin and recorder.wants_target(kwargs.get("device")):
                 kwargs["device"] = "cpu"
                 return recorder.mark(func(*args, **kwargs))
@@ -196,14 +216,26 @@ def modes(recorder: PlacementRecorder) -> tuple[Any, Any]:
                     except (AttributeError, RuntimeError):
                         pass
                     return result
-            if recorder.standin and requested is not None and recorder.wants_target(requested):
+            to_target = requested is not None and recorder.wants_target(requested)
+            if to_target and recorder.in_step and recorder.label(tensor) == HOST and getattr(tensor, _OWNED, False):
+                recorder.add(f"Tensor.{name}", "h2d_copy", [tensor])  # a constant copied to the GPU every step
+            if recorder.standin and to_target:
                 result = func(*on_host_args, **on_host_kwargs) if name == "to" else tensor
+                if recorder.in_step and result is tensor and recorder.label(tensor) == HOST:
+                    recorder.silent = True
+                    try:  # a distinct copy, as on a GPU (and the host tensor keeps its place)
+                        # detached: the copy-back of its gradient is not emulated (the host tensor gets no grad)
+                        result = tensor.detach().clone().requires_grad_(tensor.requires_grad)
+                    finally:
+                        recorder.silent = False
                 return recorder.mark(result)
             return func(*args, **kwargs)
 
     class Dispatch(TorchDispatchMode):  # type: ignore[misc]
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             kwargs = kwargs or {}
+            if recorder.silent:
+                return func(*args, **kwargs)
             inputs: list[Any] = []
             _collect(args, torch.Tensor, inputs)
             if kwargs:
@@ -228,7 +260,9 @@ def modes(recorder: PlacementRecorder) -> tuple[Any, Any]:
                             if replayable is not None:
                                 recorder.replay[key] = replayable
                 if recorder.standin and on_target:
-                    recorder.mark(result)
+                    # Outputs that are new tensors are on the target; an input updated in place keeps its own place.
+                    given = {id(t) for t in inputs}
+                    recorder.mark([t for t in _tensors(result) if id(t) not in given])
             return result
 
     return Placement(), Dispatch()

@@ -26,6 +26,7 @@ def run_audit(workload: Workload, device: str, *, steps: int = 1, mode: str = "t
         if mode == "train":
             make = workload.optimizer or (lambda params: torch.optim.AdamW(params, lr=1e-3))
             optimizer = make(model.parameters())
+    recorder.note_model(model)
     model.train(mode == "train")
     for step in range(steps):
         # The batch is made outside the recording: preparing data on the CPU is the data loader's job.
@@ -34,6 +35,7 @@ def run_audit(workload: Workload, device: str, *, steps: int = 1, mode: str = "t
         with function_mode, dispatch_mode:
             if not workload.placed:
                 inputs, target_values = _place(inputs, target), _place(target_values, target)
+            recorder.in_step = True
             if mode == "train":
                 loss = workload.loss(model(inputs), target_values)
                 loss.backward()
@@ -43,6 +45,7 @@ def run_audit(workload: Workload, device: str, *, steps: int = 1, mode: str = "t
             else:
                 with torch.no_grad():
                     model(inputs)
+            recorder.in_step = False
     notes = {} if standin else _profile_step(workload, model, optimizer, target, mode)
     on_host = [name for name, p in model.named_parameters() if recorder.label(p) == HOST]
     total = sum(1 for _ in model.parameters())

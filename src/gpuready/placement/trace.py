@@ -25,7 +25,7 @@ class OpRecord:
     """``aten.addmm.default``, or an event such as ``host_copy`` / ``host_sync``."""
     kind: str
     """``compute`` (an aten op that computes), ``view`` (a view, copy or alias), ``host_copy``, ``host_sync``,
-    ``numpy``."""
+    ``numpy``, ``h2d_copy`` (a host tensor moved to the device inside the step)."""
     devices: tuple[str, ...]
     """Labels of the tensor inputs (0-dim host scalars left out), or of the output for factories."""
     dtypes: tuple[str, ...] = ()
@@ -118,6 +118,9 @@ def analyse_trace(trace: Trace) -> list[Finding]:
         ("audit.host_copy", Severity.WARN, lambda r: r.kind in ("host_copy", "numpy"),
          "device-to-host copies in the step ({ops})",
          "keep the computation in torch on the device; copy results out once, after the step"),
+        ("audit.h2d_every_step", Severity.WARN, lambda r: r.kind == "h2d_copy",
+         "a host tensor is copied to the device inside the step ({ops}): the same copy is paid again every step",
+         "keep it on the device: register it as a buffer or parameter (model.to moves it) or create it there once"),
         ("audit.float64", Severity.WARN, lambda r: r.kind in ("compute", "view") and "float64" in r.dtypes,
          "float64 ops ({ops}): GPUs run fp64 at a fraction of fp32 speed (consumer GPUs at 1/32 or less)",
          "use float32 (torch.set_default_dtype, .float()), or make the fp64 deliberate"),
