@@ -9,6 +9,9 @@ from gpuready.workloads.torch_device import device_under_test, is_gpu, synchroni
 
 __all__ = ["RELATIVE_TOLERANCE", "Comparison", "device_under_test", "import_torch", "is_gpu", "synchronize"]
 
+ACCUMULATION_SLACK = 8.0
+"""Headroom over the probabilistic error bound of float32 summation (correct kernels measure about 0.05-0.5 of the
+bound with it; bf16/fp16 accumulation and TF32 inputs about 40-500)."""
 RELATIVE_TOLERANCE = {"float64": 1e-10, "float32": 2e-4, "tf32": 8e-3, "float16": 8e-3, "bfloat16": 4e-2}
 """Max |actual - reference| / max |reference| allowed per compute dtype (reference: float64 on the CPU)."""
 
@@ -39,6 +42,29 @@ class Comparison:
         if error > tolerance:
             self.misses.append(f"{name}: relative error {error:.2e} > {tolerance:.0e}")
         return float(error)
+
+    def accumulated(self, name: str, actual: Any, exact: Any, spread: Any, terms: int, out_eps: float) -> float:
+        """An accumulation (a GEMM's dot products, a long sum) against the error of a correct one.
+
+        ``exact`` is the float64 result of the inputs *as rounded to the tested dtype*; ``spread`` is, per element,
+        ``sqrt(sum of the squared terms)``. A correct kernel accumulates in float32 and rounds once to the output
+        dtype, so its error stays within one output ulp plus ``ACCUMULATION_SLACK * u32 * sqrt(terms) * spread``
+        (the probabilistic bound of float32 summation, in any order). Accumulating in a lower precision (bf16,
+        fp16, TF32 inputs) overshoots that by one to three orders of magnitude; the worst ratio is recorded.
+        """
+        torch = import_torch()
+        got = actual.detach().to("cpu", torch.float64)
+        if not torch.isfinite(got).all():
+            self.misses.append(f"{name}: non-finite values")
+            return float("inf")
+        u32 = torch.finfo(torch.float32).eps / 2
+        tolerance = out_eps * exact.abs() + ACCUMULATION_SLACK * u32 * terms**0.5 * spread + 1e-300
+        ratio = float(((got - exact).abs() / tolerance).max().item())
+        self.context.record(f"{name}.error_over_bound", ratio)
+        if ratio > 1.0:
+            self.misses.append(f"{name}: error {ratio:.1f}x the bound of float32 accumulation over {terms} terms "
+                               "(accumulating in a lower precision?)")
+        return ratio
 
     def equal(self, name: str, actual: Any, reference: Any) -> None:
         """Exact equality (integers, sorts, copies, casts)."""

@@ -51,7 +51,24 @@ def matmul(context: CheckContext) -> None:
             torch.backends.cuda.matmul.allow_tf32 = previous
     else:
         context.note("tf32", "not applicable on the CPU")
+    _long_gemm(torch, device, compare)
     compare.finish()
+
+
+LONG_K = 4096
+
+
+def _long_gemm(torch: Any, device: Any, compare: Comparison) -> None:
+    """GEMMs with a realistic reduction length, judged against the error of correct float32 accumulation: a kernel
+    that accumulates in bf16/fp16, or a float32 GEMM silently computed in TF32, fails."""
+    a, b = _random(torch, 128, LONG_K, seed=11), _random(torch, LONG_K, 128, seed=12)
+    for name in ("float32", "bfloat16", "float16"):
+        dtype = getattr(torch, name)
+        x, y = a.to(dtype), b.to(dtype)
+        exact = x.double() @ y.double()
+        spread = ((x.double() ** 2) @ (y.double() ** 2)).sqrt()
+        compare.accumulated(f"gemm_k{LONG_K}.{name}", x.to(device) @ y.to(device), exact, spread, LONG_K,
+                            torch.finfo(dtype).eps)
 
 
 def conv2d(context: CheckContext) -> None:
@@ -185,9 +202,14 @@ def reductions(context: CheckContext) -> None:
     compare = Comparison(context)
     x = torch.rand(1 << 20, generator=torch.Generator().manual_seed(0))
     for dtype_name in ("float32", "float16", "bfloat16"):
-        tested = x.to(device, getattr(torch, dtype_name))
+        dtype = getattr(torch, dtype_name)
+        tested = x.to(device, dtype)
         compare.close(f"sum.{dtype_name}", tested.sum(dtype=torch.float32), x.double().sum(), 1e-3)
         compare.close(f"mean.{dtype_name}", tested.mean(dtype=torch.float32), x.double().mean(), 1e-2)
+        centred = (x - 0.5).to(dtype)  # a sum that fits in fp16
+        rounded = centred.double()
+        compare.accumulated(f"sum_in_dtype.{dtype_name}", centred.to(device).sum(), rounded.sum(),
+                            rounded.pow(2).sum().sqrt(), x.numel(), torch.finfo(dtype).eps)
     compare.close("cumsum.float32", x[:65536].to(device).cumsum(0), x[:65536].double().cumsum(0), 1e-5)
     compare.finish()
 
