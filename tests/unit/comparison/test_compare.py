@@ -222,3 +222,28 @@ def test_each_side_at_its_best_batch_when_no_batch_size_matches() -> None:
     assert not [row for row in pairing.metrics if row.metric == "step_time"], "step times at different batches"
     same = compare_sides(_sides(0.1, 0.1)).pairings[0]
     assert {row.alignment for row in same.metrics} == {"same settings"}
+
+
+def test_a_ratio_between_noisy_runs_is_never_stated() -> None:
+    """Two runs of identical settings on a busy machine once read "3.85x faster (CI 1.07-5.57)" (#19 item 7)."""
+    import random
+
+    generator = random.Random(7)
+    busy = [0.1 * (1 + 3 * generator.random()) for _ in range(30)]  # spread well over 100%
+    a = bench_run(H100, busy, label="run-1")
+    b = bench_run(H100, [s * 0.3 for s in busy[::-1]], label="run-2")
+    comparison = compare_sides([Side("run-1", (a,)), Side("run-2", (b,))])
+    step = _row(comparison, "step_time")
+    assert step.noisy
+    conclusion = comparison.pairings[0].conclusion
+    assert "too noisy" in conclusion and "faster" not in conclusion and "slower" not in conclusion
+
+
+def test_bench_flags_noisy_step_times() -> None:
+    from gpuready.benchmark.driver import noise_findings
+    from gpuready.stats import measurement
+
+    steady = measurement("step_time", "s", [0.1, 0.101, 0.099, 0.1, 0.102], "mlp", {"batch_size": 8})
+    busy = measurement("step_time", "s", [0.1, 0.3, 0.05, 0.5, 0.1, 0.12], "mlp", {"batch_size": 16})
+    [finding] = noise_findings([steady, busy])
+    assert finding.code == "bench.noisy" and "batch 16" in finding.message and finding.severity.value == "warn"

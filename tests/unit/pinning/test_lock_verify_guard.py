@@ -15,7 +15,7 @@ from gpuready.guard import CurrentFacts, decide, select_device
 from gpuready.model import CheckResult, CheckStatus, Device, Fact, RunKind, Vendor, make_run
 from gpuready.pinning import ChangeKind
 from gpuready.pinning.lockfile import Lock, LockedBench, Thresholds, pinned_requirements, read_lock, render_lock
-from gpuready.pinning.verify import verify
+from gpuready.pinning.verify import report_run, verify
 from gpuready.probe.paste import read_fingerprint
 from gpuready.store import render_run as render_json
 from tests.unit.comparison.builders import bench_run, step_times
@@ -229,3 +229,17 @@ def test_lock_files_validate_against_the_committed_schema() -> None:
     broken["thresholds"]["slowdown"] = "fast"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
+
+
+def test_a_noisy_rerun_is_shown_and_never_called_a_regression() -> None:
+    import random
+
+    generator = random.Random(3)
+    lock = _lock()
+    noisy = [0.2 * (1 + 3 * generator.random()) for _ in range(40)]  # twice as slow, and all over the place
+    report = verify(lock, RECORDED, lock.distributions, None,
+                    lambda options: bench_run("AMD Radeon", noisy).measurements)
+    assert report.benches and report.benches[0].noisy and not report.regressions
+    run = report_run(report, RECORDED)
+    assert "verify.bench_noisy" in {f.code for f in run.findings}
+    assert run.outcome.verdict.value == "VERIFIED"
