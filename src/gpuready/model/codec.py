@@ -60,7 +60,7 @@ def _expected_name(hint: Any) -> str:
     origin = typing.get_origin(hint)
     if hint is type(None):
         return "null"
-    if hint is Any:
+    if hint is Any or hint is object:
         return "any JSON value"
     if origin in (Union, types.UnionType):
         return " or ".join(_expected_name(arg) for arg in typing.get_args(hint))
@@ -95,7 +95,7 @@ def _decode(hint: Any, data: Any, path: str, bindings: dict[Any, Any], source: s
         hint = bindings.get(hint, Any)
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
-    if hint is Any:
+    if hint is Any or hint is object:
         return data
     if hint is type(None):
         if data is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -33,14 +34,18 @@ def _batch(measurement: object) -> str:
 
 def render_bench(run: Run) -> RenderableType:
     """The verdict, the measurements, failed phases, noise warnings and the targets."""
-    table = Table(title="Measurements (median; p10-p90; spread = (p90-p10)/median)", title_justify="left")
-    for column in ("metric", "batch", "median", "p10 - p90", "spread", "n", "of peak"):
-        table.add_column(column, overflow="fold")
+    table = Table(title="Measurements: median over n samples, spread = (p90 - p10) / median", title_justify="left",
+                  box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("metric", no_wrap=True)
+    table.add_column("batch", justify="right", no_wrap=True)
+    table.add_column("median", justify="right", no_wrap=True)
+    table.add_column("spread", justify="right", no_wrap=True)
+    table.add_column("n", justify="right", no_wrap=True)
+    table.add_column("of peak", overflow="fold")
     for m in run.measurements:
         s = m.summary
-        table.add_row(m.metric, _batch(m), _value(s.median, m.unit),
-                      f"{_value(s.p10, m.unit)} - {_value(s.p90, m.unit)}" if s.count > 1 else "",
-                      f"{s.spread:.1%}" if s.count > 1 else "", str(s.count), _of_peak(m))
+        table.add_row(m.metric, _batch(m), _value(s.median, m.unit), f"{s.spread:.0%}" if s.count > 1 else "",
+                      str(s.count), _of_peak(m))
     parts: list[RenderableType] = [verdict_line(run.outcome), table]
     if any(m.annotations.get("peak_confirmed") is False for m in run.measurements):
         parts.append(Text(UNCONFIRMED_NOTE, style="dim"))

@@ -66,8 +66,9 @@ def render_comparison_markdown(comparison: Comparison) -> str:
                           format_value(row.baseline_median, row.unit), format_value(row.other_median, row.unit),
                           *advantage_text(row)] for row in pairing.metrics])
         if pairing.cost:
-            lines += _table(["side", "$/GPU-hour", "rate per GPU", "$ per 1M", "training run"],
-                            [[line.side, line.usd_per_gpu_hour, f"{line.per_second_per_gpu:,.4g} {line.unit}/s",
+            lines += _table(["side", "workload", "$/GPU-hour", "rate per GPU", "$ per 1M", "training run"],
+                            [[line.side, line.workload, line.usd_per_gpu_hour,
+                              f"{line.per_second_per_gpu:,.4g} {line.unit}/s",
                               f"${line.usd_per_million:,.4g}",
                               f"{line.train_hours:,.1f} h, ${line.train_usd:,.0f}" if line.train_hours is not None
                               and line.train_usd is not None else ""] for line in pairing.cost])

@@ -51,6 +51,13 @@ def render_plan(plan: Plan) -> RenderableType:
             table.add_row(f"{option.name} {option.version}", Text(option.status, style=style), option.date,
                           ", ".join(option.frameworks), option.note)
         parts += [Text(""), table]
+        notes = " ".join(option.note for option in lines.values())
+        legend = [text for word, text in (
+            ("(core)", "(core): a release of AMD's ROCm Core SDK, the production line from ROCm 7.14 on"),
+            ("(preview)", "(preview): an AMD TheRock technology preview, built per GPU family; not for production"))
+                  if word in notes]
+        if legend:
+            parts.append(Text("; ".join(legend), style="dim"))
     if plan.wheels:
         table = Table(title="PyTorch wheels with kernels for it (newest first)", title_justify="left")
         for column in ("torch", "variant", "install"):
