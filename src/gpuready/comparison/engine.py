@@ -234,7 +234,10 @@ def _conclusion(baseline: SideSummary, other: SideSummary, rows: Sequence[Metric
         if parity:
             parts.append(f"{len(parity)} check(s) differ between the two ({', '.join(c for c, _, _ in parity[:3])})")
         else:
-            parts.append(f"{other.checks_passed} of {len(other.checks)} checks pass on {other.name}")
+            skipped = sum(1 for status in other.checks.values() if status == "skip")
+            failed = len(other.checks) - other.checks_passed - skipped
+            parts.append(f"{other.checks_passed} check(s) pass on {other.name}" + (f", {failed} fail" if failed else "")
+                         + (f", {skipped} skipped" if skipped else ""))
     if other.scanned:
         parts.append(f"{len(other.blockers)} blocker(s) and {len(other.warnings)} warning(s) to port the code")
     return "; ".join(parts) + "."

@@ -89,6 +89,16 @@ class SideSummary:
         return sum(1 for status in self.checks.values() if status == "pass")
 
     @property
+    def checks_text(self) -> str:
+        """``13 pass, 1 skipped`` (a skip is not a failure), or ``not run``."""
+        if not self.checks:
+            return "not run"
+        skipped = sum(1 for status in self.checks.values() if status == "skip")
+        failed = len(self.checks) - self.checks_passed - skipped
+        return ", ".join([f"{self.checks_passed} pass"] + ([f"{failed} fail"] if failed else [])
+                         + ([f"{skipped} skipped"] if skipped else []))
+
+    @property
     def memory_headroom(self) -> float | None:
         """Share of the device memory left at the measured batch size."""
         if not self.peak_memory_bytes or not self.device_memory_bytes:

@@ -68,8 +68,7 @@ def render_comparison(comparison: Comparison) -> RenderableType:
     for side in comparison.sides:
         beyond.add_column(side.name, overflow="fold")
     beyond.add_row("device", *(s.device for s in comparison.sides))
-    beyond.add_row("checks passed", *(f"{s.checks_passed}/{len(s.checks)}" if s.checks else "not run"
-                                      for s in comparison.sides))
+    beyond.add_row("checks", *(s.checks_text for s in comparison.sides))
     beyond.add_row("max batch", *(f"{s.max_batch:g}" if s.max_batch else "not measured" for s in comparison.sides))
     beyond.add_row("memory headroom", *(f"{s.memory_headroom:.0%}" if s.memory_headroom is not None else "unknown"
                                         for s in comparison.sides))

@@ -76,7 +76,7 @@ def render_comparison_markdown(comparison: Comparison) -> str:
             lines += _table(["check", pairing.baseline, pairing.other], [list(p) for p in pairing.parity])
     names = [side.name for side in comparison.sides]
     lines += _table(["", *names], [
-        ["checks passed", *(f"{s.checks_passed}/{len(s.checks)}" if s.checks else "not run" for s in comparison.sides)],
+        ["checks", *(s.checks_text for s in comparison.sides)],
         ["max batch", *(f"{s.max_batch:g}" if s.max_batch else "not measured" for s in comparison.sides)],
         ["memory headroom", *(f"{s.memory_headroom:.0%}" if s.memory_headroom is not None else "unknown"
                               for s in comparison.sides)],
