@@ -115,7 +115,7 @@ def test_saved_json_reads_back(capsys: pytest.CaptureFixture[str], tmp_path: Pat
         (b'{"kind": "env", "tool_version": "0.1.0", "fingerprint": {"host": {"os_name": {"sta',
          "malformed or truncated JSON"),
         (b'{"gpu_data": [{"gpu": 0, "asic": {"market_name": "AMD Inst', "malformed or truncated JSON"),
-        (b"hello, world\nthis is not a report\n", "unknown kind of report"),
+        (b"hello, world\nthis is not a report\n", "nothing in it was recognised"),
         (b'{"kind": "env", "tool_version": "0", "fingerprint": {"devices": [{"index": "zero", "vendor": "amd"}]}}',
          "$.fingerprint.devices[0].index: expected an integer"),
         (b"\xff\xfe\xfa not utf-8", "not UTF-8"),

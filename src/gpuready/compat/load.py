@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from gpuready.compat.schema import (
     PEAK_DTYPES,
     CudaData,
+    ErrorData,
     GpuCatalogue,
     JaxData,
     LinkData,
@@ -41,6 +42,7 @@ class Dataset:
     cuda: CudaData
     jax: JaxData
     links: LinkData
+    errors: ErrorData
 
     @property
     def as_of(self) -> datetime.date:
@@ -60,6 +62,7 @@ FILES: dict[str, type[Any]] = {
     "cuda.yaml": CudaData,
     "jax.yaml": JaxData,
     "links.yaml": LinkData,
+    "errors.yaml": ErrorData,
 }
 
 
@@ -158,6 +161,7 @@ def load_dataset(directory: Path | None = None) -> Dataset:
         cuda=loaded["cuda.yaml"],
         jax=loaded["jax.yaml"],
         links=loaded["links.yaml"],
+        errors=loaded["errors.yaml"],
     )
 
 

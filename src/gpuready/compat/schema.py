@@ -290,3 +290,25 @@ class LinkData:
 
     as_of: datetime.date
     links: tuple[LinkSpec, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorMeaning:
+    """What a known error message means (``errors.yaml``); the paste reader finds it under the same code."""
+
+    code: str
+    severity: str
+    """``blocker`` or ``warn``."""
+    message: str
+    remedy: str
+    problem: str
+    """The diagnosis tag it supports (see tests/ground_truth.py)."""
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorData:
+    """``errors.yaml``."""
+
+    as_of: datetime.date
+    errors: tuple[ErrorMeaning, ...]

@@ -53,9 +53,9 @@ class Fact(Generic[T]):
         return self.value if self.value is not None else default
 
     @classmethod
-    def of(cls, value: T, source: str = "", detail: str = "") -> Fact[T]:
+    def of(cls, value: T, source: str = "", detail: str = "", section: str = "") -> Fact[T]:
         """An ok fact."""
-        return cls(FactStatus.OK, value, source, detail)
+        return cls(FactStatus.OK, value, source, detail, section)
 
     @classmethod
     def maybe(cls, value: T | None, source: str = "", detail: str = "") -> Fact[T]:

@@ -184,6 +184,48 @@ class Topology:
 
 
 @dataclass(frozen=True, slots=True)
+class ErrorSeen:
+    """A known error message in a pasted report: evidence in itself, judged like any other fact."""
+
+    code: str
+    """Which error (``hip_no_binary_for_gpu``, ``kfd_permission_denied`` ...), from the paste reader's patterns."""
+    text: str
+    """The line as pasted (shortened)."""
+    section: str = ""
+    detail: str = ""
+    """What the line names, where it says (a gfx target, a library file ...)."""
+    line: int = 0
+    """Its line number in the paste (0: not known)."""
+    later_success: str = ""
+    """Where a later part of the same paste shows the GPU working after a change (an override set, a restart):
+    ``line 27: torch.cuda.is_available() is True, after HSA_OVERRIDE_GFX_VERSION=10.3.0 (line 21)``; empty if none."""
+
+
+@dataclass(frozen=True, slots=True)
+class SectionNote:
+    """What a stretch of a pasted report was recognised as, or that it was not."""
+
+    first_line: int
+    last_line: int
+    kind: str
+    """``collect-env``, ``rocminfo``, ``pip-list`` ... or ``unrecognised``."""
+    command: str = ""
+    """The command line it followed, when the paste shows one."""
+    confidence: float = 1.0
+    facts: int = 0
+    """How many facts were read from it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """Two parts of a paste that disagree (a container and its host, two torch versions): both values kept."""
+
+    field: str
+    values: tuple[str, ...]
+    sections: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Fingerprint:
     """Everything known about one machine's stack."""
 
@@ -199,6 +241,11 @@ class Fingerprint:
     topology: Topology | None = None
     origin: str = "probe"
     """``probe`` for this machine, or the kind and file it was read from (``collect_env: report.txt``)."""
+    errors: tuple[ErrorSeen, ...] = ()
+    """Known error messages in a pasted report."""
+    sections: tuple[SectionNote, ...] = ()
+    """For a pasted report: what each part was recognised as (``unrecognised`` parts included)."""
+    conflicts: tuple[Conflict, ...] = ()
 
     def framework(self, name: str) -> Framework | None:
         """The framework with this distribution name, if present."""

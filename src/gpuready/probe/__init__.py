@@ -117,10 +117,10 @@ def collect_fingerprint(
 def fingerprint_of(config: FingerprintConfig) -> Fingerprint:
     """This machine's fingerprint, or the one read from the reports the configuration names."""
     if config.reports:
-        from gpuready.probe.paste import ReportKind, read_fingerprint
+        from gpuready.probe.paste import ReportKind, read_fingerprints
 
         kind = ReportKind(config.report_kind) if config.report_kind else None
-        _, fingerprint = read_fingerprint(Path(config.reports[0]), kind)
+        fingerprint = read_fingerprints([Path(p) for p in config.reports], kind)
         return redact(fingerprint) if config.redact else fingerprint
     return collect_fingerprint(frameworks=config.frameworks, redact_identifiers=config.redact)
 

@@ -41,3 +41,13 @@ def test_amd_smi_static_reads_both_shapes() -> None:
     bare_list = json.dumps(real["gpu_data"])
     assert parse_amd_smi_static(bare_list) == parse_amd_smi_static(json.dumps(real))
     assert parse_amd_smi_static(bare_list)[0].arch == "gfx90a"
+
+
+def test_gfx_names_keep_real_gfx10_targets_and_fix_rocm_smi_decimal_steppings() -> None:
+    from gpuready.probe.parse.kfd import normalise_gfx_name
+
+    assert normalise_gfx_name("gfx9010") == "gfx90a"  # rocm-smi's decimal spelling of gfx90a
+    assert normalise_gfx_name("gfx9012") == "gfx90c"
+    for real in ("gfx1010", "gfx1011", "gfx1012", "gfx1013", "gfx1151", "gfx942", "gfx1100"):
+        assert normalise_gfx_name(real) == real
+    assert normalise_gfx_name("amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-") == "gfx942"

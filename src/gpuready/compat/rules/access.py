@@ -69,6 +69,11 @@ def container_devices(context: Context) -> Iterator[Finding]:
                              "with CDI", source_url="https://docs.nvidia.com/datacenter/cloud-native/")
 
 
+LISTING_KINDS = frozenset({"rocminfo", "amd-smi-list", "amd-smi-static", "amd-smi-text", "rocm-smi", "rocm-smi-text",
+                           "nvidia-smi-table", "nvidia-smi-csv", "nvidia-smi-q", "collect-env"})
+"""Sections of a paste that list every GPU the machine sees: when one of them shows none, there is none."""
+
+
 def no_gpu(context: Context) -> Iterator[Finding]:
     """No accelerator at all, or none could be listed."""
     if context.accelerators:
@@ -84,6 +89,13 @@ def no_gpu(context: Context) -> Iterator[Finding]:
         yield finding("unknown.devices", Severity.WARN, f"No GPU could be listed because {', '.join(failed)} failed; "
                       "there may still be one.", evidence={"failed": failed},
                       remedy="fix the failures above, then run gpuready doctor again")
+        return
+    if fp.sections and not any(n.kind in LISTING_KINDS for n in fp.sections):
+        yield finding("unknown.devices", Severity.WARN, "The paste does not list the GPUs (no rocminfo, amd-smi, "
+                      "rocm-smi, nvidia-smi or collect_env output): whether the GPU is seen is unknown.",
+                      evidence={"source": fp.origin, "sections": [n.kind for n in fp.sections][:12]},
+                      remedy="ask for `rocminfo` (AMD) or `nvidia-smi` (NVIDIA) output, or `gpuready doctor` on the "
+                             "machine")
         return
     torch = context.torch
     evidence: dict[str, object] = {"source": fp.origin}

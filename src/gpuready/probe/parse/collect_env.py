@@ -73,7 +73,11 @@ def _bool(text: str | None) -> bool | None:
 
 
 def _gpus(value: str | None, continuation: list[str], vendor_hint: str) -> tuple[GpuRecord, ...]:
-    lines = [line for line in ([value] if value else []) + continuation if line and line.strip()]
+    # a continuation line is a GPU only in a GPU's shape ("GPU 1: ...", "Name (gfx...)"): a pasted report cut
+    # mid-line ("Nvidia driver ve") is not one
+    lines = [line for line in ([value] if value else []) + [
+        line for line in continuation if _GPU_LINE.match(line.strip()) or _AMD_GPU.match(line.strip())]
+        if line and line.strip()]
     records: list[GpuRecord] = []
     for line in lines:
         line = line.strip()

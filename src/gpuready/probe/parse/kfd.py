@@ -25,7 +25,7 @@ def decode_gfx_target_version(value: int) -> str:
     return f"gfx{major}{minor:x}{stepping:x}"
 
 
-_ROCM_SMI_DECIMAL = re.compile(r"^gfx(\d)(\d)(1[0-5])$")
+_ROCM_SMI_DECIMAL = re.compile(r"^gfx(9)(\d)(1[0-5])$")  # gfx9 steppings a-f only: gfx1010 is a real target
 
 
 def normalise_gfx_name(name: str) -> str:

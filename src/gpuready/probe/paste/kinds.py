@@ -215,7 +215,8 @@ def fingerprint_from_collect_env(report: CollectEnvReport, origin: str) -> Finge
     )
 
 
-def _fingerprint_from_text(kind: ReportKind, text: str, origin: str, source: str) -> Fingerprint:
+def fingerprint_of_kind(kind: ReportKind, text: str, origin: str, source: str) -> Fingerprint:
+    """The Fingerprint one tool's whole output shows (``kind`` known); ParseError when it is not that output."""
     if kind is ReportKind.RUN:
         try:
             data = json.loads(text)
@@ -311,33 +312,3 @@ def _kfd_record(text: str) -> tuple[GpuRecord, ...]:
         return ()
     return (GpuRecord(vendor="amd", index=0, arch=node.arch, pci_bus=node.pci_bus, pci_device_id=node.device_id,
                       compute_units=node.compute_units, memory_bytes=node.local_mem_size or None),)
-
-
-def read_fingerprint(path: Path, kind: ReportKind | None = None) -> tuple[ReportKind, Fingerprint]:
-    """Read ``path`` as ``kind`` (detected when None) into a Fingerprint."""
-    text = read_report_text(path)
-    if kind is None:
-        kind = detect_kind(text)
-        if kind is None:
-            stripped = text.lstrip()
-            what = "an unknown kind of report"
-            if stripped.startswith(("{", "[")):
-                try:
-                    json.loads(stripped)
-                    what = "JSON of an unknown shape"
-                except json.JSONDecodeError as error:
-                    what = f"malformed or truncated JSON ({error.msg} at line {error.lineno} column {error.colno})"
-            raise InputError(
-                f"{what}; expected a gpuready JSON, collect_env text, rocminfo text, amd-smi/rocm-smi JSON or "
-                "nvidia-smi CSV (use --kind to say which)",
-                source=str(path),
-            )
-    try:
-        return kind, _fingerprint_from_text(kind, text, f"{kind.value}: {path.name}", str(path))
-    except ParseError as error:
-        raise InputError(f"not a readable {kind.value} report: {error.reason}", source=str(path),
-                         field=error.field) from error
-    except InputError as error:
-        if error.source:
-            raise
-        raise InputError(error.reason, source=str(path), field=error.field) from error

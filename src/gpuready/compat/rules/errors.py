@@ -1,0 +1,36 @@
+"""Known error messages a paste shows, judged: each is a finding with the cause the data names and the fix."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gpuready.compat.rules.context import Context, finding
+from gpuready.model import Finding, Severity
+
+
+def errors_seen(context: Context) -> Iterator[Finding]:
+    """One finding per known error code in the paste (the first line that shows it is the evidence)."""
+    meanings = {entry.code: entry for entry in context.data.errors.errors}
+    done: set[str] = set()
+    for seen in context.fingerprint.errors:
+        meaning = meanings.get(seen.code)
+        if meaning is None or seen.code in done:
+            continue
+        done.add(seen.code)
+        count = sum(1 for other in context.fingerprint.errors if other.code == seen.code)
+        detail = f" ({seen.detail})" if seen.detail else ""
+        severity = Severity.BLOCKER if meaning.severity == "blocker" else Severity.WARN
+        evidence: dict[str, object] = {"line": seen.text, "where": seen.section, "times": count}
+        message = f"the paste shows {meaning.message}{detail}"
+        remedy = meaning.remedy
+        if seen.later_success:  # fixed further down the same paste: what stays is keeping the fix
+            severity = Severity.WARN
+            evidence["later"] = seen.later_success
+            message += f"; a later part shows the GPU working after a change ({seen.later_success})"
+            remedy = ("keep the change that fixed it (make it permanent, e.g. in the service or shell profile); "
+                      f"{remedy}")
+        yield finding(f"error.{seen.code}", severity, message, evidence=evidence, remedy=remedy,
+                      source_url=meaning.source)
+
+
+RULES = (errors_seen,)

@@ -1,0 +1,493 @@
+"""Facts read from single lines, wherever they stand in a paste: the lines of outputs that are pasted in part
+(``rocminfo | grep``, a ``pip list`` fragment, the first lines of ``nvidia-smi``, an app's start-up log, a Python
+print). Each rule is a pattern and the field it fills; a value is taken as printed. Pure and linear.
+
+The structured parsers (collect_env, rocminfo, amd-smi ...) read whole outputs; these clues fill what they leave,
+and read the outputs they cannot. Every clue has a rank, how much it is worth: a tool's output line (``TOOL``) over
+a labelled line a person typed (``LABELLED``: ``OS: Ubuntu 22.04``, an issue form's ``### GPU`` heading and its
+answer) over a line that is nothing but a fact (``SHORT``: ``RX 580``) over a mention in a sentence (``PROSE``: "on
+Ubuntu 24.04 with 4x MI210"). The reader takes the best-ranked value of each field, the earliest on a tie.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from gpuready.probe.parse.kfd import normalise_gfx_name
+
+_VERSION = r"\d+\.\d+(?:\.\d+)*(?:[.+\-~][\w.+\-]*)?"
+
+
+@dataclass(frozen=True)
+class Clue:
+    """One fact from one line: ``field`` (``torch.version``, ``gpu.name``, ``env.HSA_OVERRIDE_GFX_VERSION`` ...)."""
+
+    field: str
+    value: str
+    line: int
+    """1-based line number in the paste."""
+    rank: int = 0
+    """``TOOL`` (0) .. ``PROSE`` (3): lower is worth more."""
+    count: int = 1
+    """How many devices a GPU clue stands for (``4x MI210``)."""
+
+
+TOOL, LABELLED, SHORT, PROSE = 0, 1, 2, 3
+
+
+Found = tuple[str, str] | tuple[str, str, int]
+"""What a rule finds: (field, value) or, for GPUs, (field, value, how many)."""
+Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], Iterator[Found]]]
+
+
+def _one(field: str, group: str | int = 1) -> Callable[[re.Match[str]], Iterator[tuple[str, str]]]:
+    def take(match: re.Match[str]) -> Iterator[tuple[str, str]]:
+        value = (match.group(group) or "").strip().strip("'\"")
+        if value:
+            yield field, value
+    return take
+
+
+def _many(*pairs: tuple[str, str | int]) -> Callable[[re.Match[str]], Iterator[tuple[str, str]]]:
+    def take(match: re.Match[str]) -> Iterator[tuple[str, str]]:
+        for field, group in pairs:
+            value = (match.group(group) or "").strip().strip("'\"") if match.group(group) is not None else ""
+            if value:
+                yield field, value
+    return take
+
+
+def _torch_variant(match: re.Match[str]) -> Iterator[tuple[str, str]]:
+    yield "torch.version", match.group("version")
+    if match.group("available"):
+        yield "torch.available", match.group("available")
+
+
+def _packages(match: re.Match[str]) -> Iterator[tuple[str, str]]:
+    name, version = match.group("name").lower().replace("_", "-"), match.group("version")
+    if name == "pytorch":
+        name = "torch"
+    yield f"package.{name}", version
+    if name in ("torch", "jax", "jaxlib"):
+        yield f"{name}.version", version
+    if re.fullmatch(r"jax-(rocm|cuda)\d*-(plugin|pjrt)", name):
+        yield "jax.plugin", f"{name} {version}"
+
+
+def _gpu_line(match: re.Match[str]) -> Iterator[tuple[str, str]]:
+    """``AMD Radeon RX 7900 XTX (gfx1100)`` or ``NVIDIA H100 80GB HBM3``: the name, and the target when shown."""
+    text = match.group(1).strip()
+    found = re.match(r"^(.+?)\s*\((gfx[0-9a-f]{3,4})[^)]*\)$", text)
+    if found:
+        yield "gpu.name", found.group(1)
+        yield "gpu.arch", normalise_gfx_name(found.group(2))
+    elif looks_like_gpu(text):
+        yield "gpu.name", text
+
+
+_GPU_WORDS = re.compile(r"\b(Radeon|Instinct|MI-?\d{2,3}[A-Z]?|RX\s?\d{3,4}|Vega|Navi|FirePro|GeForce|RTX|GTX|Quadro|"
+                        r"Tesla|TITAN|A100|A10G?|A30|A40|H100|H200|H800|B200|L4|L40S?|V100|P100|T4|W\d{4}|"
+                        r"\d{4}\s?XTX?|\d{3}M Graphics|Arc A\d{3})\b", re.IGNORECASE)
+
+
+def looks_like_gpu(text: str) -> bool:
+    """Whether a short text names a GPU (not a CPU)."""
+    return bool(_GPU_WORDS.search(text)) and len(text) <= 80 and not re.search(
+        r"\b(Ryzen|EPYC|Xeon|Core\(TM\)|Threadripper|Athlon)\b", text)
+
+
+_LABELS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), f) for p, f in (
+    (r"os|operating system|distro|distribution|linux distribution|os platform and distribution|os version|"
+     r"system|platform|what operating system are you seeing the problem on\??", "host.os"),
+    (r"kernel|linux kernel|kernel version|linux kernel version", "host.kernel"),
+    (r"rocm|rocm version|rocm-dkms|amdgpu-install|rocm release|rocm version number", "stack.rocm"),
+    (r"gpu|gpus|gpu model|gpu models?|graphics card|graphics|card|hardware|device|video card|gpu model and memory|"
+     r"accelerator|gpu name|gpu type", "gpu.name"),
+    (r"gpu architecture|gpu arch|gfx version|gfx target|architecture", "gpu.arch"),
+    (r"cpu|processor|cpu model", "host.cpu"),
+    (r"python|python version", "host.python"),
+    (r"pytorch|torch|pytorch version|torch version", "torch.version"),
+    (r"torch hip version|hip version used to build pytorch", "torch.hip"),
+    (r"torch cuda version", "torch.cuda"),
+    (r"cuda|cuda version|cuda toolkit|cuda/cudnn version|cuda/cudnn", "stack.cuda"),
+    (r"nvidia driver|nvidia driver version|driver version", "stack.nvidia_driver"),
+    (r"amdgpu|amdgpu driver|amdgpu version", "stack.amdgpu_driver"),
+    (r"jax|jax version", "jax.version"),
+    (r"jaxlib|jaxlib version", "jaxlib.version"),
+))
+_DISTRO = re.compile(r"\b(Ubuntu|Debian|Fedora|RHEL|Red Hat|Rocky|AlmaLinux|CentOS|openSUSE|SLES|SUSE|Arch|Manjaro|"
+                     r"Mint|Pop!_OS|Gentoo|NixOS|Windows|WSL2?|Oracle Linux|Azure Linux|Kali|EndeavourOS|CachyOS|"
+                     r"macOS|Linux)\b", re.IGNORECASE)
+_GPU_PREFIX = (r"(?:(?:AMD|NVIDIA|Nvidia|nvidia|amd|ASUS|GIGABYTE|Gigabyte|MSI|Sapphire|SAPPHIRE|XFX|PowerColor|"
+               r"Zotac|EVGA)\s+)*")
+_GPU_FAMILY = (r"(?:(?:Radeon(?:\(TM\))?|Instinct|FirePro|GeForce|Tesla|Quadro|TITAN|Titan)\s*(?:PRO\s+|Pro\s+)?"
+               r"(?:RX\s*|RTX\s*|GTX\s*|VII\b)?)")
+_GPU_MODEL = (r"(?:RX\s?\d{3,4}M?(?:\s?(?:XTX|XT|GRE|S))?|MI-?\d{2,3}[A-Z]?|W\d{4}|\d{3,4}\s?(?:XTX|XT)|"
+              r"RTX\s?\d{4}(?:\s?Ti)?|GTX\s?\d{3,4}|[AHBLVPT]\d{2,3}[A-Z]?(?:-\w+)?|M\d{2}|\d{3}M|"
+              r"[A-Z]?\d{3,4}(?:\s?(?:Ti|XTX|XT|SUPER))?)")
+_GPU_MENTION = re.compile(
+    r"(?:\b(?P<count>[1-9]\d?)\s*[x×]\s*|\bwith\s*(?P<with>[2-9]|1[0-6])\s+)?"
+    rf"(?P<name>\b(?:{_GPU_PREFIX}{_GPU_FAMILY}{_GPU_MODEL}|(?:AMD|NVIDIA)\s+{_GPU_MODEL}|"
+    r"RX\s?\d{3,4}M?(?:\s?(?:XTX|XT|GRE|S))?|MI-?\d{2,3}[A-Z]?|\d{4}\s?XTX?|W\d{4}|[AHV]100|H200)(?=\b|[x×]\d))"
+    r"(?:\s*[x×]\s*(?P<after>[1-9]\d?)\b)?", re.IGNORECASE)
+"""A GPU named in running text, and how many (``4x MI210``, ``MI210x4``, ``with 4 MI250X cards``)."""
+
+
+def gpu_mentions(text: str) -> Iterator[tuple[str, int]]:
+    """GPU names in a sentence with their counts (``(MI210, 4)``); a vendor prefix alone is no name."""
+    for match in _GPU_MENTION.finditer(text):
+        name = match.group("name").strip()
+        if not re.search(r"\d", name) or re.fullmatch(r"(?i)(AMD|NVIDIA)\s+\d{1,2}", name):
+            continue
+        count = match.group("count") or match.group("with") or match.group("after") or "1"
+        yield name, int(count)
+
+
+def _named_gpu(value: str, explicit: bool) -> Iterator[Found]:
+    """A GPU as someone typed it: ``AMD Radeon 780M (amdgcn-amd-amdhsa--gfx1103, ...)``, ``MI210x4 with infinity
+    fabric``, ``GIGABYTE AMD Radeon RX 6650 XT (Driver Version 23.10.2)``, ``gfx1010 (AMD Radeon RX 5700)``."""
+    targets = re.findall(r"gfx[0-9a-f]{3,4}\b", value)
+    for target in targets[:1]:
+        yield "gpu.arch", normalise_gfx_name(target)
+    inside = re.match(r"^gfx[0-9a-f]{3,4}\s*\((.+)\)\s*$", value)
+    name = inside.group(1) if inside else re.sub(r"\s*\([^)]*\)?\s*$", "", value).strip()
+    count = re.search(r"(?:^|\s)(?:(\d{1,2})\s*[x×]\s*\S|\S+?[x×](\d{1,2})\b)", name)
+    if count:
+        name = re.sub(r"^\d{1,2}\s*[x×]\s*|(?<=\w)[x×]\d{1,2}\b.*$", "", name).strip()
+    if looks_like_gpu(name) or (explicit and re.search(r"[A-Za-z]", name) and re.search(r"\d", name)
+                                and len(name) <= 60 and not looks_like_cpu(name)):
+        if not looks_like_gpu(name) or len(name) > 40:
+            mention = next(gpu_mentions(name), None)
+            if mention is not None and not explicit:
+                name = mention[0]
+        yield "gpu.named", name, int(count.group(1) or count.group(2)) if count else 1
+
+
+def looks_like_cpu(text: str) -> bool:
+    """Whether a short text names a CPU."""
+    return bool(re.search(r"\b(Ryzen|EPYC|Xeon|Core\(TM\)|Core i\d|Threadripper|Athlon|E[357][- ]?\d{4}\s?v?\d?|"
+                          r"\d+-Core Processor)\b", text, re.IGNORECASE))
+
+
+def labelled(label: str, value: str) -> Iterator[Found]:
+    """``OS: Ubuntu 22.04``, ``**GPU**: RX 6800``, ``ROCm version = 6.2``, ``"torch": "2.4.1+cu121"``: a known
+    label with a value of the right shape (a distribution for the OS, a version for versions, a GPU for the GPU)."""
+    label = label.strip(" *_`-•\"'#").strip()
+    value = value.strip(" *_`").strip().rstrip(",").strip("\"'").strip()
+    if not value or len(value) > 120 or value.lower() in ("n/a", "none", "no", "yes", "null", "-", "?"):
+        return
+    for pattern, field in _LABELS:
+        if not pattern.fullmatch(label):
+            continue
+        if field == "host.os":
+            if _DISTRO.search(value) and len(value) <= 60:
+                yield field, value
+        elif field == "gpu.name":
+            if not looks_like_cpu(value) or looks_like_gpu(value):
+                yield from _named_gpu(value, explicit=label.lower() not in ("device", "hardware", "card"))
+        elif field == "gpu.arch":
+            for target in re.findall(r"gfx[0-9a-f]{3,4}\b", value)[:1]:
+                yield field, normalise_gfx_name(target)
+            inside = re.match(r"^gfx[0-9a-f]{3,4}\s*\((.+)\)\s*$", value)
+            if inside and looks_like_gpu(inside.group(1)):
+                yield "gpu.named", inside.group(1).strip()
+        elif field == "host.cpu":
+            if not looks_like_gpu(value) or looks_like_cpu(value):
+                yield field, value
+        else:
+            if field.startswith("stack.") and re.match(r"(?i)rocm\b", value):
+                field = "stack.rocm"
+            elif field == "stack.rocm" and re.match(r"(?i)cuda\b", value):
+                field = "stack.cuda"
+            version = re.match(r"^v?(\d+\.\d+(?:\.\d+)?[\w.+\-]*)", re.sub(r"^(?i:rocm|cuda|python|torch)\s*v?", "",
+                                                                          value))
+            if version and not (field == "stack.nvidia_driver" and not re.match(r"\d{3}\.", version.group(1))):
+                yield field, version.group(1)
+        return
+
+
+def _label_line(match: re.Match[str]) -> Iterator[Found]:
+    yield from labelled(match.group("label"), match.group("value"))
+
+
+_OS_LINE = re.compile(r"^(?:Linux\s+)?(Ubuntu|Debian|Fedora|RHEL|Red Hat Enterprise Linux|Rocky Linux|AlmaLinux|CentOS|"
+                      r"openSUSE|SLES|Arch Linux|Manjaro|Linux Mint|Pop!_OS|Gentoo|NixOS|Windows|WSL2?)\b"
+                      r"[\w .()\-]*$", re.IGNORECASE)
+
+
+def _short_fact(match: re.Match[str]) -> Iterator[Found]:
+    """A line that is nothing but a fact: ``Ubuntu 19.10``, ``Kernel 5.3.0-46-generic``, ``RX 580``, ``E5 2680v2``."""
+    line = match.group(0).strip(" *-•`")
+    if len(line) > 60:
+        return
+    if _OS_LINE.match(line) and (re.search(r"\d", line) or len(line.split()) <= 2) and not line.endswith("."):
+        yield "host.os", line
+    elif found := re.match(r"^(?:Linux )?kernel\s+v?(\d+\.\d+\.\d+\S*)$", line, re.IGNORECASE):
+        yield "host.kernel", found.group(1)
+    elif found := re.match(r"^(?:ROCm|rocm-dkms|rocm)\s+v?(\d+\.\d+(?:\.\d+)?[\w.\-]*)(?:\s*\(.*\))?$", line,
+                           re.IGNORECASE):
+        yield "stack.rocm", found.group(1)
+    elif found := re.match(r"^(?:torch|pytorch)[-=\s]+(\d+\.\d+\.\d+\S*)$", line, re.IGNORECASE):
+        yield "torch.version", found.group(1)
+    elif looks_like_cpu(line) and not looks_like_gpu(line):
+        yield "host.cpu", line
+    elif found := re.match(r"^(.+?)\s*\((gfx[0-9a-f]{3,4})\)$", line):
+        yield "gpu.arch", found.group(2)
+        if looks_like_gpu(found.group(1)):
+            sentence = re.search(r"\b(is|are|was|with|my|the|I|have|using|on)\b", found.group(1), re.IGNORECASE)
+            mention = next(gpu_mentions(found.group(1)), None) if sentence else (found.group(1), 1)
+            if mention is not None:
+                yield "gpu.named", mention[0]
+    elif looks_like_gpu(line) and len(line) <= 40 and not re.search(r"[.!?:;,]\s|\b(is|are|was|with|my|the|I|if)\b",
+                                                                       line, re.IGNORECASE):
+        yield from _named_gpu(line, explicit=False)
+
+
+def _gfx(match: re.Match[str]) -> Iterator[tuple[str, str]]:
+    for target in re.findall(r"gfx[0-9a-f]{3,4}", match.group(0)):
+        yield "gpu.arch", normalise_gfx_name(target)
+
+
+def _ollama(match: re.Match[str]) -> Iterator[tuple[str, str]]:
+    line = match.group(0)
+    for field, key in (("gpu.arch", "compute"), ("gpu.name", "name"), ("gpu.driver", "driver"),
+                       ("gpu.library", "library")):
+        found = re.search(rf'\b{key}=(?:"([^"]*)"|(\S+))', line)
+        value = (found.group(1) if found.group(1) is not None else found.group(2)) if found else None
+        if value:
+            yield field, value
+
+
+def _ollama_env(match: re.Match[str]) -> Iterator[Found]:
+    """ollama's ``server config env="map[CUDA_VISIBLE_DEVICES:1 HIP_VISIBLE_DEVICES: ...]"``: the variables set."""
+    for name, value in re.findall(r"\b([A-Z][A-Z0-9_]+):(\S*?)(?=\s+[A-Z][A-Z0-9_]+:|\]|$)", match.group(1)):
+        if value and name in ENV_NAMES:
+            yield f"env.{name}", value
+
+
+RULES: tuple[Rule, ...] = tuple((re.compile(pattern), take) for pattern, take in (
+    # collect_env lines (also when the report itself does not parse)
+    (r"^\s*PyTorch version\s*[:：]?\s+(\d\S*)", _one("torch.version")),
+    (r"^\s*ROCM used to build PyTorch\s*[:：]\s*(\d\S*)", _one("torch.hip")),
+    (r"^\s*CUDA used to build PyTorch\s*[:：]\s*(\d\S*)", _one("torch.cuda")),
+    (r"^\s*Is CUDA available\s*[:：]\s*(True|False|Yes|No)", _one("torch.available")),
+    (r"^\s*(?i:OS)\s*[:：]\s*(.+?)\s*(?:\((?:x86_64|aarch64|AMD64|ppc64le)\))?$", _one("host.os")),
+    (r"^\s*Python version\s*[:：]\s*(\d+\.\d+(?:\.\d+)?)", _one("host.python")),
+    (r"^\s*(?:GPU models and configuration\s*[:：]\s*)?GPU \d+\s*[:：]\s*(.+?)\s*(?:\(UUID[^)]*\))?$", _gpu_line),
+    (r"^\s*GPU models and configuration\s*[:：]\s*(?!\s*GPU \d)(.+?)\s*$", _gpu_line),
+    (r"^Python (\d+\.\d+\.\d+)(?:\+)? \(", _one("host.python")),
+    (r"^\s*Python platform\s*:\s*(?:Linux|linux)-(\d+\.\d+[\w.\-+~]*?)-(?:x86_64|aarch64|ppc64le)",
+     _one("host.kernel")),
+    (r"^\s*Nvidia driver version\s*:\s*(\d+\.\d+(?:\.\d+)?)", _one("stack.nvidia_driver")),
+    (r"^\s*CUDA runtime version\s*:\s*(\d+\.\d+(?:\.\d+)?)", _one("stack.cuda")),
+    (r"^\s*HIP runtime version\s*:\s*(\d\S*)", _one("torch.hip_runtime")),
+    (r"^\s*Model name\s*:\s*(.+)$", _one("host.cpu")),
+    # rocminfo, also grep'ed
+    (r"^\s*Marketing Name\s*:\s*(.+?)\s*$", _one("agent.marketing")),
+    (r"^\s*Name\s*:\s*(gfx[0-9a-f]{3,4})\b", _one("gpu.arch")),
+    (r"^\s*ROCk module version\s+(\S+)\s+is loaded", _one("stack.amdgpu_driver")),
+    # nvidia-smi table, -q and failures
+    (r"NVIDIA-SMI\s+(\d+\.\d+(?:\.\d+)?)\s+Driver Version:\s*(\d+\.\d+(?:\.\d+)?)(?:\s+CUDA Version:\s*(\d+\.\d+))?",
+     _many(("stack.nvidia_driver", 2), ("stack.cuda", 3))),
+    (r"^\s*Driver Version\s*:\s*(\d{3}\.\d+(?:\.\d+)?)\s*$", _one("stack.nvidia_driver")),
+    (r"^\s*CUDA Version\s*:\s*(\d+\.\d+)\s*$", _one("stack.cuda")),
+    (r"^\s*Product Name\s*:\s*(.+?)\s*$", _one("gpu.name")),
+    (r"^\|\s+\d+\s+((?:NVIDIA|Tesla|Quadro|GeForce|TITAN)[^|]*?)\s+(?:On|Off)\s+\|", _one("gpu.name")),
+    (r"Cuda compilation tools, release (\d+\.\d+)", _one("stack.cuda")),
+    # rocm-smi and amd-smi text
+    (r"^GPU\[\d+\]\s*:\s*Card (?:Series|series)\s*:\s*(.+?)\s*$", _one("gpu.name")),
+    (r"^GPU\[\d+\]\s*:\s*Card (?:Model|model)\s*:\s*(.+?)\s*$", _one("gpu.model")),
+    (r"^GPU\[\d+\]\s*:\s*GFX Version\s*:\s*(gfx[0-9a-f]+)", _one("gpu.arch")),
+    (r"^\s*Driver version\s*:\s*(\d+\.\d+(?:\.\d+)*)\s*$", _one("stack.amdgpu_driver")),
+    (r"\bROCm version:\s*(\d+\.\d+(?:\.\d+)?)", _one("stack.rocm")),
+    (r"\bamdgpu version:\s*(\d+\.\d+(?:\.\d+)*)", _one("stack.amdgpu_driver")),
+    (r"^\s*MARKET_NAME\s*:\s*(.+?)\s*$", _one("gpu.name")),
+    (r"^\s*TARGET_GRAPHICS_VERSION\s*:\s*(gfx[0-9a-f]+)", _one("gpu.arch")),
+    # ROCm install
+    (r"^\s*HIP version\s*:\s*(\d\S*)", _one("stack.hip")),
+    (r"^(?:ii|hi)\s+rocm-core\S*\s+(\d+\.\d+\.\d+)", _one("stack.rocm")),
+    (r"^rocm-core\S*/\S+\s+(\d+\.\d+\.\d+)", _one("stack.rocm")),
+    (r"^rocm-core-(\d+\.\d+\.\d+)", _one("stack.rocm")),
+    (r"\bamdgpu-install_(\d+\.\d+\.\d+[\d.\-]*?)_all\.deb", _one("stack.rocm")),
+    (r"/opt/rocm-(\d+\.\d+\.\d+)\b", _one("stack.rocm_path")),
+    (r"^\s*(\d+\.\d+\.\d+)-\d+\s*$", _one("stack.rocm_file")),
+    # OS and kernel
+    (r"^PRETTY_NAME=\"?([^\"]+)\"?", _one("host.os")),
+    (r"^Description:\s+(.+?)\s*$", _one("host.os")),
+    (r"^Linux (?:\S+ )?(\d+\.\d+\.\d+[\w.\-+~]*) #", _one("host.kernel")),
+    (r"^(\d+\.\d+\.\d+-\d+[\w.\-+~]*(?:generic|amd64|x86_64|azure|aws|gcp|lowlatency|WSL2|rt\d*)\S*)\s*$",
+     _one("host.kernel")),
+    (r"release='(\d+\.\d+\.\d+[\w.\-+~]*)'", _one("host.kernel")),
+    (r"/lib/modules/(\d+\.\d+\.\d+[\w.\-+~]*)/", _one("host.kernel")),
+    (r"\bTainted: .*?\s(\d+\.\d+\.\d+-\d+[\w.\-+~]*) #", _one("host.kernel")),
+    # packages: pip list / pip freeze / conda list / [pip3] lines
+    (r"^(?:\[(?:pip\d?|conda)\]\s+)?(?P<name>torch|pytorch|torchvision|torchaudio|jax|jaxlib|jax[-_](?:rocm|cuda)\d*[-_]"
+     r"(?:plugin|pjrt)|triton|pytorch[-_]triton[-_]rocm|flash[-_]attn|xformers|vllm|bitsandbytes|transformers|"
+     r"deepspeed|onnxruntime[-_]\w+|tensorflow(?:[-_]rocm)?|rocm|rocm[-_]sdk[-_]core)(?:\s*==\s*|\s+)"
+     r"(?P<version>\d+\.\d+(?:\.\d+)?[\w.+\-]*)",
+     _packages),
+    # Python prints and reprs
+    (r"^'?(?P<version>\d+\.\d+\.\d+\+(?:rocm|cu|cpu)[\w.]*)'?(?:\s+'?[\d.\-\w]+'?)?(?:\s+(?P<available>True|False))?\s*$",
+     _torch_variant),
+    (r"name='([^']+)'.*?gcnArchName='(gfx[0-9a-f]+)", _many(("gpu.name", 1), ("gpu.arch", 2))),
+    (r"(?:Cuda|Rocm|Gpu|Cpu)Device\(id=\d+\)", lambda m: iter([("jax.device", m.group(0))])),
+    (r"^jax:\s+(\d\S*)", _one("jax.version")),
+    (r"^jaxlib:\s+(\d\S*)", _one("jaxlib.version")),
+    (r"^python:\s+(\d+\.\d+\.\d+)", _one("host.python")),
+    (r"Available backends are \[([^\]]*)\]", _one("jax.backends")),
+    # Hugging Face env printers
+    (r"^- PyTorch version \(GPU\??\)\s*:\s*(\S+)\s*\((True|False)\)",
+     _many(("torch.version", 1), ("torch.available", 2))),
+    (r"^- Platform\s*:\s*Linux-(\d+\.\d+[\w.\-+~]*?)-(?:x86_64|aarch64)", _one("host.kernel")),
+    (r"^- Platform\s*:\s*((?:Windows|macOS)-\S+)", _one("host.os")),
+    (r"^- Python version\s*:\s*(\d+\.\d+\.\d+)", _one("host.python")),
+    # test-script prints: "torch version = 2.2.1+rocm5.7", "cuda available = True", "name = AMD Radeon RX 6600 XT"
+    (r"^\s*(?:torch|pytorch) version\s*[=:]\s*(\d\S*)", _one("torch.version")),
+    (r"^\s*(?:cuda|gpu|rocm) available\s*[=:]\s*(True|False)", _one("torch.available")),
+    (r"^\s*(?:device )?name\s*[=:]\s*(.+?)\s*$", lambda m: iter([("gpu.name", m.group(1))] if looks_like_gpu(
+        m.group(1)) else [])),
+    (r"^\s*--->\s+(gfx[0-9a-f]{3,4})\s*$", _one("gpu.arch")),
+    (r"^\s*--->\s+(.+?)\s*$", lambda m: iter([("host.cpu", m.group(1))] if looks_like_cpu(m.group(1)) else [])),
+    # DeepSpeed's ds_report: "torch version .................... 1.10.0a0+git539d476"
+    (r"^\s*torch version\s*\.{3,}\s*(\d\S*)", _one("torch.version")),
+    (r"^\s*torch hip version\s*\.{3,}\s*(\d\S*)", _one("torch.hip")),
+    (r"^\s*torch cuda version\s*\.{3,}\s*(\d\S*)", _one("torch.cuda")),
+    # app logs: ComfyUI, SD.Next, llama.cpp, ollama, TensorFlow
+    (r"^pytorch version:\s*(\S+)", _one("torch.version")),
+    (r"^Device: cuda:\d+ (.+?)(?: : \w+)?$", _one("gpu.name")),
+    (r"Device \d+: (.+?), (?:compute capability|gfx)", _one("gpu.name")),
+    (r"^Vulkan\d+: (.+?) \([^)]*\) \| uma", _one("gpu.name")),
+    (r"ggml_cuda_init: found \d+ (ROCm|CUDA) devices", _one("gpu.library")),
+    (r"\bTorch (\d+\.\d+\.\d+\+\S+)\s*$", _one("torch.version")),
+    (r"\bTorch backend: (?:AMD ROCm HIP|nVidia CUDA|NVIDIA CUDA) (\d\S*)", _one("torch.backend")),
+    (r"\bTorch detected GPU: (.+?)(?:\s+VRAM\b.*)?$", _one("gpu.name")),
+    (r"\bPython (\d+\.\d+\.\d+) on (?:Linux|Windows|linux|win32|darwin)", _one("host.python")),
+    (r"\bfor GPU arch\s*:\s*(gfx[0-9a-f]{3,4})", _one("gpu.arch")),
+    (r'msg="inference compute".*', _ollama),
+    (r'msg="AMD Driver: (\d+\.\d+(?:\.\d+)?)"', _one("stack.amdgpu_driver")),
+    (r'server config env="map\[(.*?)\]"', _ollama_env),
+    (r"detected amdgpu versions \[[^\]]*\]|gpu_type=gfx[0-9a-f]+|amdgpu \[\d+\] gfx[0-9a-f]+ is not supported", _gfx),
+    (r"\bwith AMDGPU version\s*:\s*(gfx[0-9a-f]{3,4})", _one("gpu.arch")),
+))
+"""Lines of tool output, read wherever they stand (rank ``TOOL``)."""
+
+_FALLBACK: tuple[tuple[Rule, int], ...] = (
+    ((re.compile(r"^[\s>*\-•]*\**\"?(?P<label>[A-Za-z][A-Za-z /\-]{0,40}?)\"?\**\s*(?:[:：=]|\.{3,})\s*"
+                 r"(?P<value>\S.*)$"), _label_line), LABELLED),
+    ((re.compile(r"^[\s*\-•]*[A-Za-z0-9][^:=]{0,58}$"), _short_fact), SHORT),
+)
+"""Lines a person typed, tried only where no tool rule matched: ``Label: value`` and a bare fact."""
+
+_HEADING = re.compile(r"^\s*(?:#{2,6}\s+(?P<a>[^#].{0,60}?)|\*\*(?P<b>[^*]{1,60}?):?\*\*:?)\s*$")
+"""An issue form's question (``### Operating System``) whose answer is the next line with text."""
+
+ENV_NAMES = ("HSA_OVERRIDE_GFX_VERSION", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",
+             "GPU_DEVICE_ORDINAL", "PYTORCH_ROCM_ARCH", "HCC_AMDGPU_TARGET", "ROCM_PATH", "HIP_PATH", "CUDA_HOME",
+             "JAX_PLATFORMS", "OLLAMA_LLM_LIBRARY", "XLA_FLAGS", "LLVM_PATH", "HIP_PLATFORM",
+             "TORCH_BLAS_PREFER_HIPBLASLT",
+             "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF")
+"""Environment variables that change what the GPU stack does."""
+_ENV_VALUE = {"HSA_OVERRIDE_GFX_VERSION": r"\d+\.\d+\.\d+", "HIP_VISIBLE_DEVICES": r"[\w,\-]+",
+              "ROCR_VISIBLE_DEVICES": r"[\w,\-]+", "CUDA_VISIBLE_DEVICES": r"[\w,\-]+", "GPU_DEVICE_ORDINAL": r"[\d,]+"}
+_ENV = re.compile(r"(?:^|[\s;'\"(])(?:(?:export\s+)?(?P<name>" + "|".join(ENV_NAMES) + r")\s*=\s*"
+                  r"|(?:set\s+(?:-x\s+|-gx\s+|-Ux\s+)?|\$env:)(?P<name2>" + "|".join(ENV_NAMES) + r")(?:\s*=\s*|\s+))"
+                  r"[\"']?(?P<value>[\w.:,/\-]+)")
+
+
+def _environment(line: str) -> Iterator[Found]:
+    for match in _ENV.finditer(line):
+        name, value = match.group("name") or match.group("name2"), match.group("value")
+        shape = _ENV_VALUE.get(name)
+        if shape is None or re.fullmatch(shape, value):
+            yield f"env.{name}", value
+
+
+_PROSE_OS = re.compile(r"\b(?:(Ubuntu|Debian|Fedora|Rocky Linux|CentOS|Linux Mint|openSUSE Leap|RHEL|Pop!_OS|Windows|"
+                       r"WSL2? Ubuntu)(?: Server)?\s+v?\d+(?:\.\d+)*(?:\s+LTS)?|Gentoo Linux|Arch Linux|NixOS)\b",
+                       re.IGNORECASE)
+_PROSE_ROCM = re.compile(r"\bROCm\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
+_PROSE_KERNEL = re.compile(r"\b(\d+\.\d+\.\d+-\d+(?:\.\d+)*-(?:generic|lowlatency|azure|aws|gcp|oem|amd64|"
+                           r"microsoft-standard-WSL2))\b")
+
+
+def prose(line: str) -> Iterator[Found]:
+    """Facts mentioned in a sentence (rank ``PROSE``): a distribution with its version, a ROCm release, a kernel
+    release, a GPU by name (with a count), a gfx target."""
+    if len(line) > 2000:
+        line = line[:2000]
+    for match in _PROSE_OS.finditer(line):
+        yield "host.os", match.group(0)
+    for match in _PROSE_ROCM.finditer(line):
+        yield "stack.rocm", match.group(1)
+    for match in _PROSE_KERNEL.finditer(line):
+        yield "host.kernel", match.group(1)
+    paired = re.search(r"\b((?:AMD |NVIDIA )?(?:Radeon|Instinct|GeForce)[\w ()]{1,40}?)\s*\((gfx[0-9a-f]{3,4})\)", line)
+    if paired:
+        yield "gpu.named", paired.group(1).strip(), 1
+        yield "gpu.arch", paired.group(2)
+    for name, count in gpu_mentions(line):
+        yield "gpu.named", name, count
+    for target in re.findall(r"\bgfx[0-9a-f]{3,4}\b", line):
+        yield "gpu.arch", normalise_gfx_name(target)
+
+
+def _clue(found: Found, number: int, rank: int) -> Clue | None:
+    field, value = found[0], found[1]
+    if not value:
+        return None
+    return Clue(field, value, number, rank, found[2] if len(found) == 3 else 1)
+
+
+def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: bool = False,
+          command_lines: int = 0) -> Iterator[Clue]:
+    """Every fact the rules find, line by line (``first_line`` is the number of ``lines[0]`` in the paste). In
+    prose (``is_prose``) sentences are read for mentions too; the first ``command_lines`` lines are commands, read
+    for environment variables and tool-shaped facts only."""
+    question = ""
+    for offset, line in enumerate(lines):
+        if len(line) > 2000:
+            line = line[:2000]
+        number = first_line + offset
+        is_command = offset < command_lines
+        found_here = False
+        for pattern, take in RULES:
+            match = pattern.search(line)
+            if match:
+                for item in take(match):
+                    clue = _clue(item, number, TOOL)
+                    if clue is not None:
+                        found_here = True
+                        yield clue
+        if "=" in line or " " in line:
+            for item in _environment(line):
+                found_here = True
+                yield Clue(item[0], item[1], number, TOOL)
+        if is_command:
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            question = (heading.group("a") or heading.group("b") or "").strip()
+            continue
+        if question and line.strip():
+            for item in labelled(question, line):
+                clue = _clue(item, number, LABELLED)
+                if clue is not None:
+                    found_here = True
+                    yield clue
+            question = ""
+        if not found_here:
+            for (pattern, take), rank in _FALLBACK:
+                match = pattern.search(line)
+                if match:
+                    for item in take(match):
+                        clue = _clue(item, number, rank)
+                        if clue is not None:
+                            found_here = True
+                            yield clue
+        if is_prose and not found_here:
+            for item in prose(line):
+                clue = _clue(item, number, PROSE)
+                if clue is not None:
+                    yield clue

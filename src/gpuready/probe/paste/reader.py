@@ -1,0 +1,485 @@
+"""Read a whole paste: its sections are classified and parsed (whole outputs by the structured parsers, fragments
+by line clues), known error lines are collected, and everything merges into one ``Fingerprint`` whose facts say
+which lines they came from. Two sections that disagree keep both values as a ``Conflict``. Nothing is dropped
+silently: every section is listed with what it was recognised as, ``unrecognised`` included."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from gpuready.errors import InputError, ParseError
+from gpuready.model import (
+    BuildVariant,
+    Conflict,
+    Device,
+    ErrorSeen,
+    Fact,
+    Fingerprint,
+    Framework,
+    Host,
+    Package,
+    ProbeNote,
+    SectionNote,
+    Stack,
+    Vendor,
+)
+from gpuready.model.build import variant_of
+from gpuready.probe.parse.kfd import normalise_gfx_name
+from gpuready.probe.parse.os_release import parse_os_name
+from gpuready.probe.paste.clues import TOOL, Clue, clues, looks_like_cpu
+from gpuready.probe.paste.errors import errors_in
+from gpuready.probe.paste.kinds import ReportKind, detect_kind, fingerprint_of_kind
+from gpuready.probe.paste.repl import printed
+from gpuready.probe.paste.segment import Section, segment
+
+_COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), kind) for p, kind in (
+    (r"collect_env", "collect-env"),
+    (r"\brocminfo\b.*\|\s*(grep|egrep|rg|head|tail)", "rocminfo-fragment"),
+    (r"\brocminfo\b", "rocminfo"),
+    (r"\brocm-smi\b.*--json", "rocm-smi"),
+    (r"\brocm-smi\b", "rocm-smi-text"),
+    (r"\bamd-smi\s+version\b", "amd-smi-version"),
+    (r"\bamd-smi\s+static\b.*--json", "amd-smi-static"),
+    (r"\bamd-smi\s+list\b", "amd-smi-list"),
+    (r"\bamd-smi\b", "amd-smi-text"),
+    (r"\bnvidia-smi\b.*--query-gpu", "nvidia-smi-csv"),
+    (r"\bnvidia-smi\b.*\s-q\b", "nvidia-smi-q"),
+    (r"\bnvidia-smi\s+topo\b", "topology"),
+    (r"\bnvidia-smi\b", "nvidia-smi-table"),
+    (r"\bnvcc\b", "nvcc"),
+    (r"\bpip\d?\s+(list|freeze)\b", "pip-list"),
+    (r"\bpip\d?\s+install\b", "pip-install"),
+    (r"\b(amdgpu-arch|offload-arch)\b", "amdgpu-arch"),
+    (r"\brocm-sdk\s+targets\b", "rocm-sdk-targets"),
+    (r"\bmodinfo\b", "modinfo"),
+    (r"\bconda\s+list\b", "conda-list"),
+    (r"\buname\b", "uname"),
+    (r"os-release", "os-release"),
+    (r"lsb_release|lsb-release", "lsb-release"),
+    (r"\.info/version", "rocm-version-file"),
+    (r"\bhipconfig\b", "hipconfig"),
+    (r"\b(dpkg|apt|apt-get|rpm|dnf|yum)\b", "package-list"),
+    (r"\blspci\b", "lspci"),
+    (r"\b(dmesg|journalctl)\b", "kernel-log"),
+    (r"\bclinfo\b", "clinfo"),
+    (r"\bvulkaninfo\b", "vulkaninfo"),
+    (r"\bollama\b", "ollama-log"),
+    (r"\b(transformers-cli|diffusers-cli|accelerate)\s+env\b", "hf-env"),
+    (r"\bds_report\b", "ds-report"),
+    (r"^\s*(?:\w+=\S*\s+)*(\S*python\d?(\.\d+)?\s+-c|import |print\(|torch\.|jax\.|jaxlib\.|sys\.|platform\.)",
+     "python-print"),
+    (r"^\s*(?:\w+=\S*\s+)*(sudo\s+)?\S*python\d?(\.\d+)?\s*$", "python-session"),
+))
+STRUCTURED = {"collect-env", "rocminfo", "rocm-smi", "amd-smi-version", "amd-smi-static", "amd-smi-list",
+              "nvidia-smi-csv", "topology", "os-release", "lsb-release", "rocm-version-file"}
+_VLLM_LINE = re.compile(r"^(\s*[A-Za-z][\w ()/.\-]*?[\w)])\s{2,}:\s?(.*)$")
+
+
+def classify(section: Section) -> tuple[str, float]:
+    """What a section is: from its command when the paste shows one, else from its content."""
+    if section.command:
+        for pattern, kind in _COMMANDS:
+            if pattern.search(section.command):
+                return kind, 0.9
+    text = section.text
+    if "PyTorch version" in text and re.search(r"^\s*PyTorch version\s*:", text, re.MULTILINE):
+        return "collect-env", 0.9
+    found = detect_kind(text) if len(text) < 4_000_000 else None
+    if found is not None and found is not ReportKind.RUN:
+        return found.value, 0.7
+    if re.search(r"NVIDIA-SMI \d", text):
+        return "nvidia-smi-table", 0.8
+    if "ROCm System Management Interface" in text:
+        return "rocm-smi-text", 0.8
+    if re.search(r"^\s*Marketing Name\s*:", text, re.MULTILINE):
+        return "rocminfo-fragment", 0.6
+    if re.search(r'source=\S+\.go:\d+ msg=', text):
+        return "ollama-log", 0.8
+    if "Traceback (most recent call last)" in text:
+        return "traceback", 0.8
+    return "unrecognised", 0.0
+
+
+def _collect_env_text(text: str) -> str:
+    """vLLM's (and others') aligned ``Key    : value`` layout as torch's ``Key: value``."""
+    if not re.search(r"^\s*PyTorch version\s{2,}:", text, re.MULTILINE):
+        return text
+    return "\n".join(_VLLM_LINE.sub(lambda m: f"{m.group(1).strip()}: {m.group(2)}", line) for line in text.split("\n"))
+
+
+def _structured(kind: str, section: Section, origin: str) -> Fingerprint | None:
+    if kind not in STRUCTURED:
+        return None
+    text = _collect_env_text(section.text) if kind == "collect-env" else section.text
+    try:
+        return fingerprint_of_kind(ReportKind(kind), text, origin, origin)
+    except (ParseError, InputError, ValueError, RecursionError, OverflowError):
+        return None
+
+
+def _label(value: Any, label: str) -> Any:
+    """Every ok Fact inside ``value`` (a dataclass tree) marked with the section it came from."""
+    if isinstance(value, Fact):
+        return dataclasses.replace(value, section=label) if value.ok and not value.section else value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: _label(getattr(value, f.name), label) for f in dataclasses.fields(value)}
+        return dataclasses.replace(value, **changes)
+    if isinstance(value, tuple):
+        return tuple(_label(item, label) for item in value)
+    return value
+
+
+def _first(found: dict[str, list[Clue]], field: str) -> Clue | None:
+    """The best-ranked clue of a field, the earliest on a tie."""
+    return min(found[field], key=lambda c: (c.rank, c.line)) if found.get(field) else None
+
+
+def _fact(clue: Clue | None, source: str, labels: dict[int, str]) -> Fact[str]:
+    if clue is None:
+        return Fact.absent(source, "not in the paste")
+    return Fact.of(clue.value, source, section=labels.get(clue.line, f"line {clue.line}"))
+
+
+def clean_gpu_name(name: str) -> str:
+    """A GPU name without what follows it on the line: ``Radeon RX 7900 XTX (gfx1100)`` and a cut-off
+    ``Radeon RX 7900 XTX (gfx1`` -> ``Radeon RX 7900 XTX``."""
+    return re.sub(r"\s*\((?!TM\))[^)]*\)?\s*$", "", name.strip()).strip() or name.strip()
+
+
+def _device(index: int, name: Clue | None, arch: Clue | None, labels: dict[int, str]) -> Device:
+    text = f"{name.value if name else ''} {arch.value if arch else ''}"
+    vendor = Vendor.AMD if re.search(r"gfx|AMD|Radeon|Instinct|\bMI-?\d|\bRX\s?\d{3,5}\b", text, re.IGNORECASE) else (
+        Vendor.NVIDIA if re.search(r"NVIDIA|GeForce|Tesla|Quadro|RTX|GTX|sm_|\b[VAHBL]\d{2,3}\b", text,
+                                   re.IGNORECASE) else Vendor.OTHER)
+    named = dataclasses.replace(name, value=clean_gpu_name(name.value)) if name is not None else None
+    return Device(index, vendor, name=_fact(named, "paste", labels),
+                  arch=Fact.of(normalise_gfx_name(arch.value), "paste", section=labels.get(arch.line, ""))
+                  if arch else Fact.absent("paste"), sources=("paste",))
+
+
+def _devices(found: dict[str, list[Clue]], labels: dict[int, str],
+             conflicts: list[Conflict]) -> tuple[Device, ...]:
+    """The GPUs a tool listed; where no tool did, the GPU the person named (``4x MI210`` is four), the
+    best-ranked name first, other names kept as a conflict."""
+    listed = _unique([c for c in found.get("gpu.name", []) + found.get("agent.marketing", [])
+                      if not _is_cpu_name(c.value)])
+    archs = _unique(sorted(found.get("gpu.arch", []), key=lambda c: (c.rank, c.line)))
+    tool_archs = [c for c in archs if c.rank == TOOL]
+    if listed:
+        archs = tool_archs or archs[:1]
+        count = max(len(listed), len(archs))
+        return tuple(_device(i, listed[i] if i < len(listed) else None,
+                             archs[i] if i < len(archs) else (archs[0] if len(archs) == 1 else None), labels)
+                     for i in range(count))
+    named = sorted((c for c in found.get("gpu.named", []) if not _is_cpu_name(c.value)), key=lambda c: (c.rank, c.line))
+    if not named:
+        archs = tool_archs or archs[:1]
+        return tuple(_device(i, None, arch, labels) for i, arch in enumerate(archs))
+    best = named[0]
+    others = sorted({c.value for c in named if _key(c.value) != _key(best.value) and c.rank <= best.rank + 1})
+    if others:
+        conflicts.append(Conflict("gpu", (best.value, *others), tuple(labels.get(c.line, f"line {c.line}")
+                                                                      for c in named[:1])))
+    arch = (tool_archs or archs)[0] if (tool_archs or archs) else None
+    return tuple(_device(i, best, arch, labels) for i in range(max(1, min(best.count, 64))))
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", clean_gpu_name(name).lower().replace("amd", "").replace("radeon", "")
+                  .replace("nvidia", "").replace("geforce", ""))
+
+
+def _unique(found: list[Clue]) -> list[Clue]:
+    seen: set[str] = set()
+    kept = []
+    for clue in found:
+        if clue.value not in seen:
+            seen.add(clue.value)
+            kept.append(clue)
+    return kept
+
+
+def _is_cpu_name(name: str) -> bool:
+    return (looks_like_cpu(name) or bool(re.search(r"\bIntel\b", name))) and not re.search(
+        r"Radeon\s+\S*\s*Graphics$|Radeon \d+M|Radeon\(TM\)", name) or bool(re.search(r"\bCPU\b", name))
+
+
+def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], origin: str) -> Fingerprint:
+    """The facts single lines show, as a partial Fingerprint."""
+    found: dict[str, list[Clue]] = defaultdict(list)
+    for clue in found_clues:
+        found[clue.field].append(clue)
+    os_clue = _first(found, "host.os")
+    os_id: Fact[str] = Fact.absent("paste")
+    os_version: Fact[str] = Fact.absent("paste")
+    if os_clue is not None:
+        try:
+            parsed_id, parsed_version = parse_os_name(os_clue.value)
+            os_id, os_version = Fact.of(parsed_id, "paste"), Fact.of(parsed_version, "paste")
+        except ParseError:
+            pass
+    host = Host(os_name=_fact(os_clue, "paste", labels), os_id=os_id, os_version=os_version,
+                kernel=_fact(_first(found, "host.kernel"), "paste", labels),
+                cpu_model=_fact(_first(found, "host.cpu"), "paste", labels),
+                python=_fact(_first(found, "host.python"), "paste", labels))
+    rocm = _first(found, "stack.rocm") or _first(found, "package.rocm") or _first(found, "stack.rocm_file") or _first(
+        found, "stack.rocm_path")
+    rocm_fact: Fact[Version] = Fact.absent("paste", "not in the paste")
+    if rocm is not None:
+        try:
+            rocm_fact = Fact.of(Version(re.split(r"-(?=\d)", rocm.value)[0]), "paste",
+                                section=labels.get(rocm.line, ""))
+        except InvalidVersion:
+            pass
+    cuda = _first(found, "stack.cuda")
+    stack = Stack(rocm_version=rocm_fact,
+                  amdgpu_driver_version=_fact(_first(found, "stack.amdgpu_driver"), "paste", labels),
+                  nvidia_driver_version=_fact(_first(found, "stack.nvidia_driver"), "paste", labels),
+                  cuda_driver_version=_fact(cuda, "paste", labels))
+    frameworks = tuple(f for f in (_torch(found, labels), _jax(found, labels)) if f is not None)
+    packages = tuple(sorted({Package(c.field.removeprefix("package."), c.value)
+                             for c in found_clues if c.field.startswith("package.")}, key=lambda p: p.name))
+    environment: dict[str, str] = {}
+    for clue in found_clues:
+        if clue.field.startswith("env."):
+            environment.setdefault(clue.field.removeprefix("env."), clue.value)
+    conflicts: list[Conflict] = []
+    devices = _devices(found, labels, conflicts)
+    return Fingerprint(host=host, devices=devices, stack=stack, frameworks=frameworks, packages=packages,
+                       environment=environment, origin=origin, conflicts=tuple(conflicts))
+
+
+def _bool(clue: Clue | None) -> bool | None:
+    return None if clue is None else clue.value.lower() in ("true", "yes")
+
+
+def _build_backend(version: str) -> str | None:
+    """The backend release a wheel's local tag names: ``+cu121`` -> ``12.1``, ``+rocm6.0`` -> ``6.0``."""
+    cuda = re.search(r"\+cu(\d{2,3})(\d)\b", version)
+    if cuda:
+        return f"{int(cuda.group(1))}.{cuda.group(2)}"
+    rocm = re.search(r"\+rocm(\d+\.\d+(?:\.\d+)?)", version)
+    return rocm.group(1) if rocm else None
+
+
+def _torch(found: dict[str, list[Clue]], labels: dict[int, str]) -> Framework | None:
+    version = _first(found, "torch.version")
+    hip, cuda = _first(found, "torch.hip"), _first(found, "torch.cuda")
+    if version is None and hip is None and cuda is None and not found.get("torch.available"):
+        return None
+    variant = variant_of(version.value) if version else BuildVariant.UNKNOWN
+    if variant is BuildVariant.UNKNOWN and hip is not None:
+        variant = BuildVariant.ROCM
+    elif variant is BuildVariant.UNKNOWN and cuda is not None:
+        variant = BuildVariant.CUDA
+    backend = hip if variant is BuildVariant.ROCM else cuda if variant is BuildVariant.CUDA else (hip or cuda)
+    backend = backend or _first(found, "torch.backend")
+    if backend is None and version is not None and _build_backend(version.value):
+        backend = dataclasses.replace(version, value=_build_backend(version.value) or "")
+    available = _bool(_first(found, "torch.available"))
+    source = "paste"
+    return Framework("torch", version=_fact(version, source, labels),
+                     variant=Fact.of(variant, source) if variant is not BuildVariant.UNKNOWN else Fact.absent(source),
+                     backend_version=_fact(backend, source, labels),
+                     accelerator_available=Fact.of(available, source) if available is not None else Fact.absent(
+                         source, "not in the paste"))
+
+
+def _jax(found: dict[str, list[Clue]], labels: dict[int, str]) -> Framework | None:
+    version = _first(found, "jax.version")
+    if version is None:
+        return None
+    devices = [c.value for c in found.get("jax.device", [])]
+    backends = [c.value for c in found.get("jax.backends", [])]
+    backend = "rocm" if any("Rocm" in d for d in devices) else "cuda" if any("Cuda" in d for d in devices) else ""
+    available: bool | None = None
+    if devices:
+        available = any(not d.startswith("Cpu") for d in devices)
+    elif backends:
+        available = any(re.search(r"rocm|cuda|gpu", b) for b in backends)
+    return Framework("jax", version=_fact(version, "paste", labels),
+                     default_backend=Fact.of(backend, "paste") if backend else Fact.absent("paste"),
+                     accelerator_available=Fact.of(available, "paste") if available is not None else Fact.absent(
+                         "paste", "not in the paste"))
+
+
+def _text(fact: Fact[Any]) -> str:
+    value = fact.value
+    return str(getattr(value, "value", value)).strip().lower()
+
+
+def _merge_facts(a: Any, b: Any, path: str, conflicts: list[Conflict]) -> Any:
+    """``a`` with what only ``b`` knows filled in; ok values that disagree are recorded."""
+    if isinstance(a, Fact) and isinstance(b, Fact):
+        if a.ok and b.ok and _text(a) != _text(b) and not (_text(a).startswith(_text(b)) or
+                                                          _text(b).startswith(_text(a))):
+            conflicts.append(Conflict(path, (str(getattr(a.value, "value", a.value)),
+                                             str(getattr(b.value, "value", b.value))), (a.section, b.section)))
+        if a.ok and b.ok and _text(b).startswith(_text(a) + "."):
+            return b  # 7.2.3 refines 7.2
+        return a if a.ok or not b.ok else b
+    if dataclasses.is_dataclass(a) and dataclasses.is_dataclass(b) and type(a) is type(b) and not isinstance(a, type):
+        return dataclasses.replace(a, **{f.name: _merge_facts(getattr(a, f.name), getattr(b, f.name),
+                                                               f"{path}.{f.name}".strip("."), conflicts)
+                                         for f in dataclasses.fields(a) if f.name not in ("index", "vendor", "sources",
+                                                                                          "name")})
+    return a
+
+
+def _merge_devices(lists: Sequence[tuple[Device, ...]]) -> tuple[Device, ...]:
+    """The longest list (the most named devices on a tie) as the base; the others fill what it does not know,
+    device by device when they list as many, else for every device of the same name."""
+    lists = [devices for devices in lists if devices]
+    if not lists:
+        return ()
+    chosen = max(range(len(lists)), key=lambda i: (len(lists[i]), sum(d.name.ok for d in lists[i]),
+                                                   sum(d.arch.ok for d in lists[i])))
+    base = list(lists[chosen])
+    ignored: list[Conflict] = []
+    for position, other in enumerate(lists):
+        if position == chosen:
+            continue
+        for index, device in enumerate(base):
+            match = other[index] if len(other) == len(base) else next(
+                (d for d in other if d.name.ok and device.name.ok and _text(d.name) == _text(device.name)), None)
+            if match is None and len(other) == 1 and not device.arch.ok:
+                match = other[0]
+            if match is not None:
+                merged = _merge_facts(device, match, "device", ignored)
+                if not merged.name.ok and match.name.ok:
+                    merged = dataclasses.replace(merged, name=match.name)
+                base[index] = merged
+    return tuple(dataclasses.replace(d, index=i) for i, d in enumerate(base))
+
+
+def merge(partials: Sequence[Fingerprint], origin: str) -> Fingerprint:
+    """One Fingerprint from many partial ones (earlier partials win; disagreements are kept as conflicts)."""
+    conflicts: list[Conflict] = []
+    host, stack = Host(), Stack()
+    frameworks: dict[str, Framework] = {}
+    packages: dict[str, Package] = {}
+    environment: dict[str, str] = {}
+    probes: list[ProbeNote] = []
+    topology = None
+    for part in partials:
+        host = _merge_facts(host, part.host, "host", conflicts)
+        stack = _merge_facts(stack, part.stack, "stack", conflicts)
+        for framework in part.frameworks:
+            known = frameworks.get(framework.name)
+            frameworks[framework.name] = framework if known is None else _merge_facts(known, framework,
+                                                                                       framework.name, conflicts)
+        for package in part.packages:
+            known_package = packages.setdefault(package.name, package)
+            if known_package.version != package.version and not package.version.startswith(known_package.version):
+                conflicts.append(Conflict(f"package {package.name}", (known_package.version, package.version)))
+        for name, value in part.environment.items():
+            environment.setdefault(name, value)
+        probes.extend(part.probes)
+        topology = topology or part.topology
+    return Fingerprint(host=host, devices=_merge_devices([p.devices for p in partials]), stack=stack,
+                       frameworks=tuple(frameworks.values()), packages=tuple(sorted(packages.values(),
+                                                                                    key=lambda p: p.name)),
+                       environment=environment, probes=tuple(probes), topology=topology, origin=origin,
+                       conflicts=tuple(_distinct(conflicts)))
+
+
+def _distinct(conflicts: Iterable[Conflict]) -> list[Conflict]:
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    kept = []
+    for conflict in conflicts:
+        key = (conflict.field, tuple(sorted(v.lower() for v in conflict.values)))
+        if key not in seen:
+            seen.add(key)
+            kept.append(conflict)
+    return kept
+
+
+def read_paste(text: str, origin: str) -> Fingerprint:
+    """Everything a paste shows, merged, with its sections and error lines. InputError when nothing in it is
+    recognised (no section, no fact, no known error)."""
+    partials: list[Fingerprint] = []
+    notes: list[SectionNote] = []
+    found_clues: list[Clue] = []
+    errors: list[ErrorSeen] = []
+    labels: dict[int, str] = {}
+    for section in segment(text):
+        kind, confidence = classify(section)
+        label = f"{section.where} ({kind})" if kind != "unrecognised" else section.where
+        structured = _structured(kind, section, origin)
+        if kind == "rocminfo" and not re.search(r"^\s*Agent \d+", section.text, re.MULTILINE):
+            kind = "rocminfo-fragment"  # cut before the first agent (| head): it lists nothing
+            label = f"{section.where} ({kind})"
+        lines = ((section.command,) if section.command else ()) + section.lines
+        start = section.first - 1 if section.command else section.first
+        here = [c for c in clues(lines, start, is_prose=kind == "unrecognised" and not section.fenced,
+                                 command_lines=1 if section.command else 0)
+                if kind in ("rocm-version-file", "unrecognised") or c.field != "stack.rocm_file"]
+        if section.command:
+            here.extend(printed(section.command, section.lines, section.first))
+        seen = list(errors_in(lines, start, kind))
+        for clue in here:
+            labels[clue.line] = label
+        if structured is not None:
+            partials.append(_label(structured, label))
+        found_clues.extend(here)
+        errors.extend(seen)
+        recognised = structured is not None or bool(here) or bool(seen) or (kind != "unrecognised" and confidence > 0)
+        notes.append(SectionNote(section.first, section.last, kind if recognised else "unrecognised",
+                                 section.command[:200], confidence if recognised else 0.0,
+                                 len(here) + (1 if structured is not None else 0)))
+    if not partials and not found_clues and not errors and not any(n.kind != "unrecognised" for n in notes):
+        raise InputError("nothing in it was recognised: expected tool output (collect_env, rocminfo, amd-smi, "
+                         "rocm-smi, nvidia-smi, pip list ...) or an error message")
+    errors = _with_later_success(errors, found_clues)
+    from_clues = fingerprint_of_clues(found_clues, labels, origin)
+    merged = merge([*partials, from_clues], origin)
+    merged = dataclasses.replace(merged, devices=tuple(
+        dataclasses.replace(d, name=dataclasses.replace(d.name, value=clean_gpu_name(str(d.name.value))))
+        if d.name.ok else d for d in merged.devices))
+    return dataclasses.replace(merged, errors=tuple(_distinct_errors(errors)), sections=tuple(notes),
+                               conflicts=merged.conflicts + from_clues.conflicts)
+
+
+def _working(clue: Clue) -> str | None:
+    """What a clue shows when it shows the GPU working: torch available, a JAX GPU device, an app computing on it."""
+    if clue.field == "torch.available" and clue.value.lower() in ("true", "yes"):
+        return "torch reports the GPU available"
+    if clue.field == "jax.device" and not clue.value.startswith("Cpu"):
+        return f"JAX lists {clue.value}"
+    if clue.field == "gpu.library" and clue.value.lower() in ("rocm", "cuda"):
+        return f"the application computes with {clue.value}"
+    return None
+
+
+def _with_later_success(errors: list[ErrorSeen], found: Sequence[Clue]) -> list[ErrorSeen]:
+    """Each error that a later part of the paste shows fixed: a change (an environment variable set) after the
+    error, then the GPU working. An error with no change between it and the success stays as it is."""
+    successes = [(c.line, text) for c in found if (text := _working(c)) is not None]
+    changes = [(c.line, f"{c.field.removeprefix('env.')}={c.value}") for c in found if c.field.startswith("env.")]
+    marked = []
+    for error in errors:
+        after = next(((line, text, change) for line, text in sorted(successes) if line > error.line
+                      for change in [next((ch for ch in changes if error.line < ch[0] <= line), None)]
+                      if change is not None), None) if error.line else None
+        if after is not None:
+            line, text, (change_line, change) = after
+            error = dataclasses.replace(error, later_success=f"line {line}: {text}, after {change} "
+                                                             f"(line {change_line})")
+        marked.append(error)
+    return marked
+
+
+def _distinct_errors(errors: Iterable[ErrorSeen]) -> list[ErrorSeen]:
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for error in errors:
+        if (error.code, error.text) not in seen:
+            seen.add((error.code, error.text))
+            kept.append(error)
+    return kept

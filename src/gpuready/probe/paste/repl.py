@@ -1,0 +1,95 @@
+"""What a Python command printed: ``>>> torch.cuda.is_available()`` then ``True``, ``python -c "import torch;
+print(torch.__version__, torch.version.hip)"`` then ``2.3.0+rocm6.0 6.0.32830-d62f6a171``. The expression says
+what the printed value is; a value is taken only where its shape fits (a version for a version, True/False for
+availability), so a traceback printed instead is no value. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from gpuready.probe.paste.clues import Clue, looks_like_gpu
+
+_EXPRESSIONS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), f, shape) for p, f, shape in (
+    (r"^torch\.__version__$", "torch.version", "version"),
+    (r"^torch\.version\.hip$", "torch.hip", "version"),
+    (r"^torch\.version\.cuda$", "torch.cuda", "version"),
+    (r"^torch\.cuda\.is_available\(\)$", "torch.available", "bool"),
+    (r"^torch\.cuda\.get_device_name\(\s*\w*\s*\)$", "gpu.name", "gpu"),
+    (r"^jax\.__version__$", "jax.version", "version"),
+    (r"^jaxlib\.__version__$", "jaxlib.version", "version"),
+    (r"^(?:sys\.version|platform\.python_version\(\))$", "host.python", "version"),
+))
+_SHAPES = {
+    "version": re.compile(r"^'?(\d+\.\d+[\w.+\-]*)'?"),
+    "bool": re.compile(r"^(True|False)$"),
+}
+
+
+def _expressions(command: str) -> list[str]:
+    """The printed expressions of a command: a REPL expression, or the arguments of the last ``print(...)``."""
+    code = command.strip()
+    inline = re.match(r"""^(?:\S*python\S*)\s+-c\s+(["'])(.*)\1\s*$""", code)
+    if inline:
+        code = inline.group(2)
+    printed = re.findall(r"print\((.*?)\)(?:\s*;|\s*$)", code)
+    if printed:
+        return _arguments(printed[-1])
+    if ";" in code or " " in code.replace(", ", ",") and "(" not in code:
+        return []
+    return [code]
+
+
+def _arguments(text: str) -> list[str]:
+    """``a, f(b, c), d`` -> ``[a, f(b, c), d]``."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+            continue
+        depth += char in "([{"
+        depth -= char in ")]}"
+        current += char
+    parts.append(current.strip())
+    return [p for p in parts if p]
+
+
+def _field(expression: str) -> tuple[str, str] | None:
+    expression = re.sub(r"\s+", "", expression)
+    for pattern, field, shape in _EXPRESSIONS:
+        if pattern.match(expression):
+            return field, shape
+    return None
+
+
+def _fits(value: str, shape: str) -> str | None:
+    if shape == "gpu":
+        return value if looks_like_gpu(value) else None
+    match = _SHAPES[shape].match(value)
+    return match.group(1) if match else None
+
+
+def printed(command: str, output: tuple[str, ...], first_line: int) -> Iterator[Clue]:
+    """The facts a command's output shows (``first_line`` is the number of ``output[0]`` in the paste)."""
+    fields = [_field(e) for e in _expressions(command)]
+    if not fields or not any(fields):
+        return
+    lines = [(first_line + i, line.strip()) for i, line in enumerate(output) if line.strip()]
+    if len(fields) == 1:
+        field, shape = fields[0] or ("", "")
+        for number, line in reversed(lines):  # warnings come first, the value last
+            value = _fits(line, shape)
+            if value is not None:
+                yield Clue(field, value, number)
+                return
+        return
+    for number, line in lines:
+        values = line.split()
+        if len(values) == len(fields):
+            for known, value in zip(fields, values, strict=True):
+                fitted = _fits(value, known[1]) if known else None
+                if known and fitted is not None:
+                    yield Clue(known[0], fitted, number)
+            return

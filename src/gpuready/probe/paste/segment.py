@@ -1,0 +1,133 @@
+"""Split pasted text into sections: Markdown fences and ``<details>`` blocks, shell prompts with their commands, and
+tool banners. Pure and linear in the size of the text.
+
+A paste is rarely one clean tool output: it is an issue body with prose around fenced blocks, a terminal session
+with prompts (``$ rocminfo``, ``user@host:~$``, ``(venv) ... ❯``, ``PS C:\\>``, ``>>>``), several outputs one after
+another, quoted with ``> ``, with colour codes and Windows line ends. Sections keep their line numbers (1-based, in
+the text as pasted) so every fact can say where it came from.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-_]")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_DETAILS = re.compile(r"^\s*</?(details|summary)\b[^>]*>.*$|^\s*<summary>.*</summary>\s*$", re.IGNORECASE)
+_PROMPT = re.compile(
+    r"^\s*(?:"
+    # user@host:~$
+    r"(?:\([\w.\- ]+\)\s*)?(?:\[[^\]\n]{1,80}\]\s*)?[\w.\-]+@[\w.\-]+(?::[^\s$#>]*)?\s*[$#%]\s+(?P<a>\S.*)"
+    r"|(?:\([\w.\- ]+\)\s*)?\[[^\]\n]{1,80}\]\s*[$#]\s+(?P<b>\S.*)"  # (venv) [user@host dir]$
+    r"|(?:\([\w.\- ]+\)\s*)?[$#%]\s+(?P<c>[a-zA-Z./~_\-][^\n]*)"  # $ cmd   # cmd   % cmd
+    r"|(?:\([\w.\- ]+\)\s*)?(?:[^\s]{0,80}\s)?[❯➜λ»]\s+(?P<d>\S.*)"  # (venv) ~/dir ❯ cmd
+    r"|PS [A-Za-z]:\\[^>]{0,200}>\s*(?P<e>\S.*)"  # PowerShell
+    r"|[A-Za-z]:\\[^>]{0,200}>\s*(?P<f>\S.*)"  # cmd.exe
+    r"|>>>\s+(?P<g>\S.*)"  # Python
+    r")$")
+_COMMAND_WORDS = re.compile(
+    r"^(sudo\s+)?(python\d?(\.\d+)?|python3|py|pip\d?|conda|uv|rocminfo|rocm-smi|amd-smi|nvidia-smi|nvcc|hipconfig|"
+    r"cat|uname|lsb_release|dpkg|apt|apt-get|rpm|dnf|lspci|dmesg|journalctl|clinfo|vulkaninfo|ls|grep|groups|id|"
+    r"docker|podman|ollama|export|set|env|echo|which|modinfo|lsmod|lscpu|free|hostnamectl|\./|torchrun|accelerate|"
+    r"transformers-cli|diffusers-cli|ds_report|huggingface-cli|rocm-sdk|amdgpu-arch|offload-arch|import |print\(|"
+    r"torch\.|jax\.)", re.IGNORECASE)
+"""A '# ...' or '$ ...' line counts as a prompt only when a command follows (a Markdown heading does not)."""
+_BANNERS = re.compile(
+    r"^\s*(Collecting environment information|=+\s*ROCm System Management Interface\s*=+|ROCk module (is|is NOT) loaded"
+    r"|=+\s*NVSMI LOG\s*=+|\+-{10,}\+\s*$|NVIDIA-SMI has failed|AMDSMI Tool:|jax:\s+\d"
+    r"|Traceback \(most recent call last\)"
+    r"|[-=]{3,}\s*(PyTorch|CUDA|ROCm|System) Info\b)")
+
+
+@dataclass(frozen=True)
+class Section:
+    """A stretch of the paste that is one thing (one tool's output, a traceback, prose)."""
+
+    first: int
+    """First line, 1-based, in the text as pasted."""
+    last: int
+    lines: tuple[str, ...]
+    command: str = ""
+    fenced: bool = False
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    @property
+    def where(self) -> str:
+        return f"lines {self.first}-{self.last}" if self.first != self.last else f"line {self.first}"
+
+
+def clean_lines(text: str) -> list[str]:
+    """Lines without colour codes, Windows line ends, HTML entities or a Markdown quote prefix."""
+    text = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    lines = []
+    for line in text.split("\n"):
+        if "&" in line:
+            line = html.unescape(line)
+        if "：" in line:  # a full-width colon (CJK input) reads as a colon
+            line = line.replace("：", ": ")
+        while line.startswith(">") and not line.startswith(">>>") and (len(line) == 1 or line[1] in " >"):
+            line = line[2:] if line.startswith("> ") else line[1:]
+        lines.append(line.rstrip())
+    return lines
+
+
+def prompt_command(line: str) -> str | None:
+    """The command after a shell or Python prompt, when ``line`` is one."""
+    if len(line) > 4000:
+        return None
+    match = _PROMPT.match(line)
+    if not match:
+        return None
+    command = next(group for group in match.groups() if group)
+    if match.group("c") is not None and not _COMMAND_WORDS.match(command):
+        return None  # '# Title' in Markdown, '$ 5 dollars' in prose
+    return command.strip()
+
+
+def segment(text: str) -> list[Section]:
+    """The sections of a paste, in order; empty sections are dropped."""
+    lines = clean_lines(text)
+    sections: list[Section] = []
+    current: list[str] = []
+    start = 1
+    command = ""
+    fenced = False
+
+    def close(end: int) -> None:
+        nonlocal current
+        while current and not current[-1].strip():
+            current.pop()
+        body = tuple(current)
+        if any(line.strip() for line in body) or command:
+            sections.append(Section(start if body else start - 1, max(start, end) if body else start - 1, body,
+                                    command, fenced))
+        current = []
+
+    for number, line in enumerate(lines, 1):
+        if _FENCE.match(line):
+            close(number - 1)
+            fenced, command, start = not fenced, "", number + 1
+            continue
+        if _DETAILS.match(line):
+            close(number - 1)
+            command, start = "", number + 1
+            continue
+        found = prompt_command(line)
+        if found is not None:
+            close(number - 1)
+            command, start = found, number + 1
+            continue
+        if _BANNERS.match(line) and any(existing.strip() for existing in current):
+            close(number - 1)
+            command, start = "", number
+        if not current and not line.strip():
+            start = number + 1
+            continue
+        current.append(line)
+    close(len(lines))
+    return sections
