@@ -40,6 +40,7 @@ from gpuready.model.config import (
     BenchConfig,
     CheckConfig,
     CompareConfig,
+    DataUpdateConfig,
     DoctorConfig,
     FingerprintConfig,
     LockConfig,
@@ -50,6 +51,7 @@ from gpuready.model.config import (
 
 if TYPE_CHECKING:
     from gpuready.comparison.model import Comparison
+    from gpuready.compat.importers.update import Update
     from gpuready.compat.load import Dataset
     from gpuready.compat.plan import Plan
     from gpuready.isolation.launchers import Progress
@@ -58,10 +60,11 @@ if TYPE_CHECKING:
 Say = Callable[[str], None]
 
 __all__ = [
-    "AuditConfig", "BenchConfig", "CheckConfig", "CheckResult", "CheckStatus", "CompareConfig", "DoctorConfig", "Fact",
-    "FactStatus", "Finding", "Fingerprint", "FingerprintConfig", "Level", "LockConfig", "Measurement", "Outcome",
-    "PlanConfig", "Provenance", "Run", "RunKind", "ScanConfig", "Severity", "Verdict", "VerifyConfig", "audit", "bench",
-    "check", "compare", "doctor", "fingerprint", "load_data", "load_runs", "lock", "plan", "save", "scan", "verify",
+    "AuditConfig", "BenchConfig", "CheckConfig", "CheckResult", "CheckStatus", "CompareConfig", "DataUpdateConfig",
+    "DoctorConfig", "Fact", "FactStatus", "Finding", "Fingerprint", "FingerprintConfig", "Level", "LockConfig",
+    "Measurement", "Outcome", "PlanConfig", "Provenance", "Run", "RunKind", "ScanConfig", "Severity", "Verdict",
+    "VerifyConfig", "audit", "bench", "check", "compare", "doctor", "fingerprint", "load_data", "load_runs", "lock",
+    "plan", "save", "scan", "update_data", "verify",
 ]
 
 
@@ -70,6 +73,25 @@ def load_data(directory: Path | None = None) -> Dataset:
     from gpuready.compat.load import load_dataset
 
     return load_dataset(directory)
+
+
+def update_data(config: DataUpdateConfig | None = None) -> tuple[Update, Path]:
+    """Read the vendors' sources (or recorded copies), compare with the installed data set and write a new data set
+    with ``DIFF.md`` beside it; the installed one is never changed. Returns what was found and where it was written."""
+    import datetime
+
+    import platformdirs
+
+    from gpuready.compat.importers.sources import fetch_url, recorded
+    from gpuready.compat.importers.update import run, write
+
+    config = config or DataUpdateConfig()
+    installed = load_data(config.data_dir)
+    today = datetime.date.today()
+    fetch = recorded(config.sources) if config.sources else fetch_url
+    found = run(installed, fetch, today)
+    out = config.out or Path(platformdirs.user_data_dir("gpuready")) / f"data-{today.isoformat()}"
+    return found, write(found, installed, out, today)
 
 
 def fingerprint(config: FingerprintConfig | None = None, *, data: Dataset | None = None) -> Run:

@@ -33,7 +33,8 @@ FIELD_OPTIONS = {"gpu": "--gpu", "os": "--os", "rocm": "--rocm", "framework": "-
                  "train_tokens": "--train-tokens", "steps": "--steps", "warmup": "--warmup", "sequence": "--seq-len",
                  "jobs": "--jobs", "report_kind": "--kind", "check_suite": "--checks", "bench_steps": "--bench-steps",
                  "threshold": "--threshold", "benches": "--bench", "size": "--size", "mode": "--mode",
-                 "dataloader_workers": "--dataloader-workers", "sides": "SIDES", "since": "--since"}
+                 "dataloader_workers": "--dataloader-workers", "sides": "SIDES", "since": "--since",
+                 "out": "--out", "sources": "--sources"}
 """Library errors name configuration fields; the CLI says which option that was."""
 
 PATH = click.Path(dir_okay=False, path_type=Path)
@@ -685,6 +686,24 @@ def data_validate(directory: Path | None, as_json: bool) -> None:
     click.echo(f"  {summary['gpus']} GPUs, {summary['rocm_releases']} ROCm releases, {summary['torch_releases']} "
                f"PyTorch releases, {summary['cuda_toolkits']} CUDA toolkits, {summary['jax_rocm_pairings']} JAX ROCm "
                f"pairings, {summary['links']} link types")
+
+
+@data.command("update")
+@click.option("--out", type=DATA_DIR, help="Write the new data set here (a new or empty directory).")
+@click.option("--data", "data_dir", type=DATA_DIR, help="Compare with this data set instead of the installed one.")
+@click.option("--sources", type=DATA_DIR, help="Read recorded copies of the sources (*.source.yaml) instead of the "
+              "network.")
+def data_update(out: Path | None, data_dir: Path | None, sources: Path | None) -> None:
+    """Read AMD's, PyTorch's and PyPI's sources and write a new data set with a diff; the installed one is kept."""
+    from gpuready import api
+    from gpuready.model.config import DataUpdateConfig
+
+    found, written = api.update_data(DataUpdateConfig(out, data_dir, sources))
+    counts = {s: sum(1 for c in found.changes if c.status == s) for s in ("added", "changed", "removed")}
+    click.echo(f"wrote {written} ({', '.join(f'{n} {s}' for s, n in counts.items())}; see {written / 'DIFF.md'})")
+    for failure in found.failed:
+        _say(f"could not read: {failure}")
+    click.echo(f"use it with --data {written} or GPUREADY_DATA={written}")
 
 
 def _inert_text(text: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,7 +27,12 @@ from gpuready.model.codec import from_dict
 T = TypeVar("T")
 
 DEFAULT_DATA = Path(__file__).with_name("data")
-STALE_AFTER_DAYS = 180
+DATA_ENV = "GPUREADY_DATA"
+"""An environment variable naming a data directory to use instead of the bundled set (``--data`` wins over it)."""
+STALE_AFTER_DAYS = 60
+UPDATE_COMMAND = "gpuready data update"
+UPDATE_HINT = (f"run `{UPDATE_COMMAND}` (it writes a new data set and a diff beside it), then use it with --data DIR "
+               f"or {DATA_ENV}=DIR")
 MAX_DATA_FILE_BYTES = 32 * 2**20
 _ARCH = re.compile(r"^(gfx[0-9a-f]{3,4}|sm_\d{2,3}[af]?)$")
 
@@ -109,6 +115,35 @@ def _check_rates(entry: Any, path: str, where: str) -> None:
                           field=f"{where}.rates_read")
 
 
+_OS_VERSION = re.compile(r"^[a-z]+ \d+(\.\d+)*$")
+
+
+def _check_limits(entry: Any, path: str, where: str) -> None:
+    """Restrictions in both directions and the product list: names present, OS versions spelled ``id version``."""
+    for i, row in enumerate(getattr(entry, "os", ()) or ()):
+        if any(not name.strip() for name in row.only_on_gpus):
+            raise SchemaError("expected product names", source=path, field=f"{where}.os[{i}].only_on_gpus")
+    for i, restriction in enumerate(getattr(entry, "gpu_restrictions", ()) or ()):
+        if not restriction.products or any(not name.strip() for name in restriction.products):
+            raise SchemaError("expected product names", source=path, field=f"{where}.gpu_restrictions[{i}].products")
+        for j, os_version in enumerate(restriction.only_on_os):
+            if not _OS_VERSION.match(os_version):
+                raise SchemaError(f"expected an OS as 'id version' (e.g. 'ubuntu 24.04'), got {os_version!r}",
+                                  source=path, field=f"{where}.gpu_restrictions[{i}].only_on_os[{j}]")
+        if restriction.source is not None and not restriction.source.startswith("https://"):
+            raise SchemaError(f"source must be an https:// URL, got {restriction.source!r}", source=path,
+                              field=f"{where}.gpu_restrictions[{i}].source")
+    products = getattr(entry, "gpus", ()) or ()
+    if any(not isinstance(name, str) or not name.strip() for name in products):
+        raise SchemaError("expected product names", source=path, field=f"{where}.gpus")
+    if len(set(products)) != len(products):
+        raise SchemaError("a product is listed twice", source=path, field=f"{where}.gpus")
+    gpus_source = getattr(entry, "gpus_source", None)
+    if gpus_source is not None and not gpus_source.startswith("https://"):
+        raise SchemaError(f"gpus_source must be an https:// URL, got {gpus_source!r}", source=path,
+                          field=f"{where}.gpus_source")
+
+
 def _check_entries(value: Any, path: str) -> None:
     keys: dict[str, str] = {}
     for where, entry in _entries(value, path):
@@ -128,6 +163,7 @@ def _check_entries(value: Any, path: str) -> None:
                 if not _ARCH.match(arch):
                     raise SchemaError(f"expected a target like gfx942 or sm_90, got {arch!r}", source=path,
                                       field=f"{where}.{list_field}[{i}]")
+        _check_limits(entry, path, where)
         for i, variant in enumerate(getattr(entry, "variants", ()) or ()):
             if variant.source is not None and not variant.source.startswith("https://"):
                 raise SchemaError(f"source must be an https:// URL, got {variant.source!r}", source=path,
@@ -149,7 +185,7 @@ def _check_entries(value: Any, path: str) -> None:
 
 def load_dataset(directory: Path | None = None) -> Dataset:
     """Load every data file from ``directory`` (the bundled data set by default)."""
-    root = directory or DEFAULT_DATA
+    root = directory or (Path(os.environ[DATA_ENV]) if os.environ.get(DATA_ENV) else DEFAULT_DATA)
     if not root.is_dir():
         raise SchemaError("not a directory of gpuready compatibility data", source=str(root))
     loaded = {name: load_file(root / name, cls) for name, cls in FILES.items()}
@@ -185,7 +221,8 @@ def data_summary(dataset: Dataset, today: datetime.date) -> dict[str, object]:
     """What ``gpuready data validate`` reports about a data set."""
     age = dataset.age_days(today)
     return {"directory": dataset.directory, "as_of": dataset.as_of.isoformat(), "age_days": age,
-            "stale": age > STALE_AFTER_DAYS, "gpus": len(dataset.gpus.gpus),
+            "stale": age > STALE_AFTER_DAYS, "products_listed": sum(1 for r in dataset.rocm.releases if r.gpus),
+            "gpus": len(dataset.gpus.gpus),
             "rocm_releases": len(dataset.rocm.releases),
             "torch_releases": len(dataset.torch.releases), "cuda_toolkits": len(dataset.cuda.toolkits),
             "jax_rocm_pairings": len(dataset.jax.rocm), "links": len(dataset.links.links)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -9,6 +10,7 @@ from gpuready.compat.catalogue import find_gpu, normalise_name, suggest
 from gpuready.compat.load import Dataset
 from gpuready.compat.query import arch_runs_on, install_command, parse_version, wheels_for_arch
 from gpuready.compat.schema import Backend, GpuEntry, RocmRelease
+from gpuready.compat.support import Support, listed_siblings, os_fit, product_support
 from gpuready.errors import InputError, ParseError
 from gpuready.model import Vendor
 from gpuready.probe.parse.os_release import parse_os_name
@@ -26,6 +28,9 @@ class ReleaseOption:
     date: str = ""
     frameworks: tuple[str, ...] = ()
     note: str = ""
+    support: str = ""
+    """For a GPU product on ROCm: ``listed by AMD``, ``same ISA as a listed product`` (works in practice, not
+    validated), ``target listed`` (AMD's product list for the release not recorded) or ``deprecated``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +79,8 @@ class Plan:
     recommendation: str
     notes: tuple[str, ...] = ()
     hardware: Hardware = Hardware()
+    data: str = ""
+    """The data set judged with: its directory and date (``... as of 2026-12-01``)."""
 
 
 def parse_os(text: str) -> tuple[str, str]:
@@ -95,35 +102,34 @@ def resolve_gpu(data: Dataset, name: str) -> GpuEntry:
     return entry
 
 
-def _os_fit(release: RocmRelease, os_id: str, version: str, gpu: GpuEntry) -> tuple[bool, str]:
-    here = f"{os_id} {version}"
-    listed = next((o for o in release.os if o.id == os_id), None)
-    if listed is None or not any(version == v or version.startswith(v + ".") or v.startswith(version + ".")
-                                 for v in listed.versions):
-        return False, "OS not listed"
-    for restriction in release.gpu_restrictions:
-        if normalise_name(gpu.name) in {normalise_name(p) for p in restriction.products} and not any(
-                here == allowed or here.startswith(allowed + ".") or allowed.startswith(here + ".")
-                for allowed in restriction.os):
-            return False, f"restricted to {', '.join(restriction.os)}"
-    return True, ""
+def _support_note(data: Dataset, release: RocmRelease, gpu: GpuEntry, support: Support) -> str:
+    if support is not Support.SAME_ISA:
+        return ""
+    arch_of = {normalise_name(g.name): g.arch for g in data.gpus.gpus}
+    siblings = listed_siblings(release, gpu.arch, arch_of)
+    return (f"{gpu.name} is not in AMD's list; it shares {gpu.arch} with "
+            f"{', '.join(siblings) or 'a listed product'} (works in practice, not validated)")
 
 
 def _amd_plan(data: Dataset, gpu: GpuEntry, os_text: str | None, framework: str, rocm: str | None) -> Plan:
     os_id, os_version = parse_os(os_text) if os_text else ("", "")
     options: list[ReleaseOption] = []
+    names = {gpu.name, *gpu.aliases}
     for release in sorted(data.rocm.releases, key=lambda r: r.version, reverse=True):
-        if gpu.arch not in release.targets and gpu.arch not in release.deprecated_targets:
+        support = product_support(release, gpu.name, gpu.arch)
+        if support is Support.UNSUPPORTED:
             continue
-        status = "deprecated" if gpu.arch in release.deprecated_targets else "supported"
-        note = ""
+        status = "deprecated" if support is Support.DEPRECATED else "supported"
+        note = _support_note(data, release, gpu, support)
         if os_id:
-            fits, why = _os_fit(release, os_id, os_version, gpu)
-            if not fits:
-                status, note = f"{status}, but not on {os_id} {os_version}", why
+            fit = os_fit(release, os_id, os_version, names)
+            if not fit.allowed:
+                status, note = f"{status}, but not on {os_id} {os_version}", "; ".join(
+                    p for p in (fit.why, note) if p)
         options.append(ReleaseOption("ROCm", str(release.version), status, release.source,
                                      str(release.date), tuple(release.frameworks.get(framework, ())), note
-                                     + (f" ({release.stream})" if release.stream != "legacy" else "")))
+                                     + (f" ({release.stream})" if release.stream != "legacy" else ""),
+                                     support.value))
     if rocm:
         wanted = parse_version(rocm)
         options = [o for o in options if wanted is not None and parse_version(o.version) is not None and
@@ -225,10 +231,12 @@ def make_plan(data: Dataset, gpu_name: str, os_text: str | None = None, framewor
     """Supported releases, framework builds with kernels for the GPU, and the newest recommended combination."""
     gpu = resolve_gpu(data, gpu_name)
     if gpu.vendor is Vendor.AMD:
-        return _amd_plan(data, gpu, os_text, framework, rocm)
-    if rocm:
+        plan = _amd_plan(data, gpu, os_text, framework, rocm)
+    elif rocm:
         raise InputError(f"applies to AMD GPUs; {gpu.name} is {gpu.vendor.value}", field="rocm")
-    return _nvidia_plan(data, gpu, os_text)
+    else:
+        plan = _nvidia_plan(data, gpu, os_text)
+    return dataclasses.replace(plan, data=f"{data.directory} (as of {data.as_of.isoformat()})")
 
 
 __all__ = ["Plan", "ReleaseOption", "WheelOption", "make_plan", "parse_os", "resolve_gpu"]

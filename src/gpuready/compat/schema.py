@@ -96,16 +96,23 @@ class OsSupport:
     versions: tuple[str, ...]
     kernels: tuple[str, ...] = ()
     """Kernel series the docs list for it (``6.8``, ``5.15``), when they list any."""
+    only_on_gpus: tuple[str, ...] = ()
+    """AMD's footnote limits this OS row to these products (``RHEL 8.10 is supported only on MI300X ...``); empty
+    means every listed GPU."""
+    note: str = ""
+    """The footnote's text, verbatim where it was imported."""
 
 
 @dataclass(frozen=True, slots=True)
 class GpuRestriction:
-    """A documented limit: these GPUs are supported by this release only on these OS versions."""
+    """A documented limit on a GPU row: these products are supported by this release only on these OS versions."""
 
     products: tuple[str, ...]
-    os: tuple[str, ...]
+    only_on_os: tuple[str, ...]
     """``ubuntu 24.04``, ``rhel 9.6`` ... (id and version)."""
     note: str = ""
+    source: str | None = None
+    """Where the limit was read, when not the release's ``source``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +130,12 @@ class RocmRelease:
     deprecated_targets: tuple[str, ...] = ()
     os: tuple[OsSupport, ...] = ()
     gpu_restrictions: tuple[GpuRestriction, ...] = ()
+    gpus: tuple[str, ...] = ()
+    """AMD's supported-GPU table for this release, by product name; empty when it was not recorded. A GPU whose target
+    is in ``targets`` but whose name is not here is "same ISA as a listed product": it works in practice, AMD does not
+    validate it."""
+    gpus_source: str | None = None
+    """Where ``gpus`` was read, when not the release's ``source``."""
     frameworks: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Framework versions AMD validated with it: ``{"torch": ["2.6", "2.5"], "jax": ["0.4.35"]}``."""
     confirmed: bool = True
@@ -211,6 +224,8 @@ class CudaToolkit:
     min_driver_linux: str
     source: str
     read: datetime.date
+    min_driver_windows: str = ""
+    """The oldest Windows driver (WSL 2 uses the Windows driver); empty when not recorded."""
     date: datetime.date | None = None
     confirmed: bool = True
     notes: str = ""

@@ -246,3 +246,15 @@ class VerifyConfig:
     def __post_init__(self) -> None:
         if self.device is not None:
             check_device(self.device)
+
+
+@dataclass(frozen=True)
+class DataUpdateConfig:
+    """Where ``data update`` writes the new data set, what it compares with, and (offline) recorded sources."""
+
+    out: Path | None = None
+    """A new or empty directory; default: ``data-<date>`` under the user's gpuready data directory."""
+    data_dir: Path | None = None
+    """The data set to compare with (the installed one by default)."""
+    sources: Path | None = None
+    """Read recorded copies of the sources from this directory instead of the network."""

@@ -38,6 +38,8 @@ def render_plan(plan: Plan) -> RenderableType:
     if hardware_line(plan.hardware):
         parts.append(Text(hardware_line(plan.hardware), style="dim"))
     parts.append(Text("Recommended: ", style="bold green") + Text(plan.recommendation))
+    if plan.data:
+        parts.append(Text(f"Data: {plan.data}", style="dim"))
     if plan.releases:
         table = Table(title="Platform releases that support it (newest of each line; --json lists every release)",
                       title_justify="left")
@@ -47,8 +49,10 @@ def render_plan(plan: Plan) -> RenderableType:
         for release in plan.releases:
             lines.setdefault(f"{release.name} {'.'.join(release.version.split('.')[:2])}", release)
         for option in lines.values():
-            style = "green" if option.status == "supported" else "yellow"
-            table.add_row(f"{option.name} {option.version}", Text(option.status, style=style), option.date,
+            listed = option.support in ("", "listed by AMD", "target listed")
+            style = "green" if option.status == "supported" and listed else "yellow"
+            status = option.status if listed else f"{option.status} ({option.support})"
+            table.add_row(f"{option.name} {option.version}", Text(status, style=style), option.date,
                           ", ".join(option.frameworks), option.note)
         parts += [Text(""), table]
         notes = " ".join(option.note for option in lines.values())

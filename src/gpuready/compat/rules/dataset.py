@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpuready.compat.load import STALE_AFTER_DAYS
+from gpuready.compat.load import STALE_AFTER_DAYS, UPDATE_HINT
 from gpuready.compat.rules.context import Context, finding
 from gpuready.model import Finding, Severity
 
@@ -17,7 +17,7 @@ def stale_data(context: Context) -> Iterator[Finding]:
                       f"gpuready's compatibility data is {age} days old (as of {context.data.as_of}); newer releases "
                       "may be missing or judged unknown.",
                       evidence={"as of": context.data.as_of, "data": context.data.directory},
-                      remedy="update gpuready, or pass a newer data set with --data DIR")
+                      remedy=UPDATE_HINT)
 
 
 RULES = (stale_data,)

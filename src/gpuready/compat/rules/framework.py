@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from gpuready.compat.load import UPDATE_HINT
 from gpuready.compat.query import arch_in_list, install_command, newest_torch, parse_version, wheels_for_arch
 from gpuready.compat.rules.context import Accelerator, Context, finding
 from gpuready.compat.schema import Backend
@@ -185,7 +186,7 @@ def framework_newer_than_data(context: Context) -> Iterator[Finding]:
                       f"torch {torch.version.value if torch else ''} is newer than anything in gpuready's data "
                       f"(newest known: {newest}); judgements about it are incomplete.",
                       evidence={"installed": installed, "newest known": newest},
-                      remedy="update gpuready, or pass a newer data set with --data DIR")
+                      remedy=UPDATE_HINT)
 
 
 def jax_plugin_mismatch(context: Context) -> Iterator[Finding]:

@@ -6,8 +6,10 @@ import re
 from collections.abc import Iterator
 
 from gpuready.compat.catalogue import normalise_name
+from gpuready.compat.load import UPDATE_HINT
 from gpuready.compat.query import parse_version
-from gpuready.compat.rules.context import Context, finding
+from gpuready.compat.rules.context import Accelerator, Context, finding
+from gpuready.compat.support import Support, listed_siblings, os_fit, os_rows, product_support
 from gpuready.model import BuildVariant, Finding, Severity, Vendor
 
 
@@ -25,7 +27,7 @@ def unknown_release(context: Context) -> Iterator[Finding]:
                       f"ROCm {version} is not in gpuready's data" + (" (it is newer than any known release)"
                                                                       if newer else "") + "; support was not checked.",
                       evidence={"ROCm": version, "newest known": known or "none"},
-                      remedy="update gpuready, or pass a newer data set with --data DIR")
+                      remedy=UPDATE_HINT)
 
 
 def preview_release(context: Context) -> Iterator[Finding]:
@@ -53,7 +55,17 @@ def gpu_support(context: Context) -> Iterator[Finding]:
         if accelerator.vendor is not Vendor.AMD or accelerator.arch is None:
             continue
         evidence = {"GPU": accelerator.label, "ROCm": release.version, "supported": release.targets}
-        if accelerator.arch in release.deprecated_targets:
+        support = product_support(release, _product_name(accelerator), accelerator.arch)
+        if support is Support.SAME_ISA:
+            arch_of = {normalise_name(g.name): g.arch for g in context.data.gpus.gpus}
+            siblings = listed_siblings(release, accelerator.arch, arch_of)
+            yield finding("rocm.gpu_not_listed", Severity.INFO,
+                          f"{accelerator.label} is not in AMD's list of GPUs for ROCm {release.version}; it has the "
+                          f"same ISA ({accelerator.arch}) as {', '.join(siblings) or 'a listed product'}, so it works "
+                          "in practice, but AMD does not validate it.",
+                          evidence={**evidence, "listed products": siblings}, source_url=release.gpus_source or
+                          release.source, remedy="expect it to work; for a validated setup use a listed product")
+        elif accelerator.arch in release.deprecated_targets:
             yield finding("rocm.gpu_deprecated", Severity.WARN,
                           f"{accelerator.label} is deprecated in ROCm {release.version}: it still works but gets no "
                           "fixes, and a later release drops it.", evidence=evidence, source_url=release.source,
@@ -66,15 +78,12 @@ def gpu_support(context: Context) -> Iterator[Finding]:
                           remedy="use a GPU on the list, or expect to build or override (see other findings)")
 
 
+def _product_name(accelerator: Accelerator) -> str:
+    return accelerator.entry.name if accelerator.entry is not None else accelerator.name or ""
+
+
 def _os_key(os_id: str | None) -> str:
     return {"redhat": "rhel", "oracle": "ol", "opensuse-leap": "sles"}.get(os_id or "", os_id or "")
-
-
-def _version_listed(version: str, listed: tuple[str, ...]) -> bool:
-    """``24.04`` in the list covers ``24.04.3``; ``22.04.5`` covers only itself, and a host version without a point
-    release (``22.04``) is taken to be covered by any ``22.04.x`` entry (it cannot be told apart)."""
-    return any(version == entry or version.startswith(entry + ".") or entry.startswith(version + ".")
-               for entry in listed)
 
 
 def operating_system(context: Context) -> Iterator[Finding]:
@@ -86,9 +95,10 @@ def operating_system(context: Context) -> Iterator[Finding]:
     os_id, version = _os_key(host.os_id.value), host.os_version.value
     if not os_id or not version:
         return
-    supported = next((o for o in release.os if o.id == os_id), None)
+    rows = os_rows(release, os_id, version)
+    supported = rows[0] if rows else None
     listed = ", ".join(f"{o.id} {'/'.join(o.versions)}" for o in release.os)
-    if supported is None or not _version_listed(version, supported.versions):
+    if supported is None:
         yield finding("rocm.os_unsupported", Severity.WARN,
                       f"{host.os_name.value or os_id + ' ' + version} is not listed for ROCm {release.version}.",
                       evidence={"OS": f"{os_id} {version}", "listed": listed}, source_url=release.source,
@@ -105,29 +115,26 @@ def operating_system(context: Context) -> Iterator[Finding]:
 
 
 def gpu_os_restrictions(context: Context) -> Iterator[Finding]:
-    """Documented per-GPU limits: these products only on these OS versions."""
+    """Documented limits in both directions: an OS row only on some GPUs, a GPU row only on some OS versions."""
     release = context.rocm
     host = context.fingerprint.host
-    if release is None or not release.gpu_restrictions:
+    if release is None or not (release.gpu_restrictions or any(o.only_on_gpus for o in release.os)):
         return
     os_id, version = _os_key(host.os_id.value), host.os_version.value or ""
-    if not os_id:
+    if not os_id or not version:
         return
     here = f"{os_id} {version}"
     for accelerator in context.accelerators:
-        names = {normalise_name(accelerator.name or "")}
-        if accelerator.entry is not None:
-            names.add(normalise_name(accelerator.entry.name))
-        for restriction in release.gpu_restrictions:
-            if not names & {normalise_name(p) for p in restriction.products}:
-                continue
-            if any(here == allowed or here.startswith(allowed + ".") for allowed in restriction.os):
-                continue
+        if accelerator.vendor is not Vendor.AMD:
+            continue
+        names = {accelerator.name or "", _product_name(accelerator)}
+        fit = os_fit(release, os_id, version, names)
+        if fit.listed and not fit.allowed:
             yield finding("rocm.gpu_os_restricted", Severity.WARN,
-                          f"ROCm {release.version} supports {accelerator.label} only on {', '.join(restriction.os)}; "
-                          f"this is {here}.", evidence={"GPU": accelerator.label, "OS": here,
-                                                        "note": restriction.note}, source_url=release.source,
-                          remedy="move to one of the listed OS versions for a supported setup")
+                          f"ROCm {release.version} does not support {accelerator.label} on {here}: {fit.why}.",
+                          evidence={"GPU": accelerator.label, "OS": here, "note": fit.note},
+                          source_url=release.source,
+                          remedy="move to an OS version AMD lists for this GPU for a supported setup")
 
 
 def driver_skew(context: Context) -> Iterator[Finding]:
