@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -65,6 +66,14 @@ class Source:
     parse: Callable[[tuple[str, ...]], Iterator[Fact]]
 
 
+def _first_text(parse: Callable[[str, str], Iterator[Fact]], url: str, texts: tuple[str, ...]) -> Iterator[Fact]:
+    return parse(texts[0], url)
+
+
+def _matrix(line: str, url: str, texts: tuple[str, ...]) -> Iterator[Fact]:
+    return torch.matrix_facts(texts[0], line, url)
+
+
 def sources(torch_lines: list[str], newest_core: str) -> list[Source]:
     """Every source ``data update`` reads, for these PyTorch release lines and the newest Core SDK release."""
     found = [
@@ -81,9 +90,9 @@ def sources(torch_lines: list[str], newest_core: str) -> list[Source]:
     ]
     for package in ("torch", "jax-rocm7-plugin"):
         url = PYPI.format(package)
-        found.append(Source(f"PyPI {package}", (url,), lambda t, url=url: torch.pypi_facts(t[0], url)))
+        found.append(Source(f"PyPI {package}", (url,), functools.partial(_first_text, torch.pypi_facts, url)))
     for line in torch_lines:
         url = MATRIX.format(line)
         found.append(Source(f"PyTorch {line} build matrix", (url,),
-                            lambda t, line=line, url=url: torch.matrix_facts(t[0], line, url)))
+                            functools.partial(_matrix, line, url)))
     return found
