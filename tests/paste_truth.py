@@ -120,6 +120,12 @@ class Scored:
 
     @property
     def false_ready(self) -> bool:
+        """READY where a careful reader of the paste was not sure (what it shows is broken or incomplete)."""
+        return self.verdict == "READY" and self.expected_verdict != "READY"
+
+    @property
+    def ready_on_broken(self) -> bool:
+        """READY on a setup the thread later found broken (the paste itself may not show it)."""
         return self.broken and self.verdict == "READY"
 
     @property

@@ -84,7 +84,7 @@ def _write(path: Path, text: str, what: str) -> None:
 def _rich_text(renderable: object) -> str:
     from gpuready.report import plain_text
 
-    return plain_text(renderable)
+    return renderable if isinstance(renderable, str) else plain_text(renderable)
 
 
 def _show(result: Any, render: Callable[[Any], object], as_json: bool, output: Path | None, what: str) -> None:
@@ -103,6 +103,9 @@ def _show(result: Any, render: Callable[[Any], object], as_json: bool, output: P
 
 
 def _print_rich(renderable: object) -> None:
+    if isinstance(renderable, str):  # already rendered (Markdown): printed as is, never re-wrapped
+        click.echo(renderable, nl=not renderable.endswith("\n"))
+        return
     from gpuready.report.terminal import console
 
     console().print(renderable)
@@ -166,21 +169,22 @@ def _data_option(function: Any) -> Any:
                         help="Use the compatibility data in DIR instead of the bundled set.")(function)
 
 
-def _fingerprint_config(from_file: Path | None, kind: str | None, no_redact: bool, no_frameworks: bool) -> Any:
+def _fingerprint_config(from_files: tuple[Path, ...], kind: str | None, no_redact: bool, no_frameworks: bool) -> Any:
     from gpuready.model.config import FingerprintConfig
 
-    return FingerprintConfig(reports=(from_file,) if from_file else (), report_kind=kind,
-                             frameworks=not no_frameworks, redact=not no_redact)
+    return FingerprintConfig(reports=tuple(from_files), report_kind=kind, frameworks=not no_frameworks,
+                             redact=not no_redact)
 
 
 def _render_env(run: Run) -> object:
     from rich.console import Group
 
-    from gpuready.report.doctor_text import verdict_line
+    from gpuready.report.doctor_text import sections_text, verdict_line
     from gpuready.report.env_text import render_env
 
     assert run.fingerprint is not None
-    return Group(render_env(run.fingerprint), verdict_line(run.outcome))
+    read = sections_text(run.fingerprint)
+    return Group(render_env(run.fingerprint), *([read] if read is not None else []), verdict_line(run.outcome))
 
 
 def _render_doctor(run: Run) -> object:
@@ -189,14 +193,21 @@ def _render_doctor(run: Run) -> object:
     return render_doctor(run)
 
 
+def _render_triage(run: Run) -> object:
+    from gpuready.report.triage import render_triage
+
+    return render_triage(run)
+
+
 def _source_options(function: Any) -> Any:
     for option in (click.option("--no-frameworks", is_flag=True, help="Do not start torch/jax child processes."),
                    click.option("--no-redact", is_flag=True, help="Show GPU UUIDs, serials and the hostname."),
                    click.option("--kind", type=click.Choice(REPORT_KINDS), help="What --from holds (detected when "
                                 "omitted)."),
-                   click.option("--from", "from_file", type=click.Path(path_type=Path), help="Read a saved gpuready "
-                                "JSON or a pasted collect_env / rocminfo / amd-smi / rocm-smi / nvidia-smi report "
-                                "instead of probing this machine."),
+                   click.option("--from", "from_files", type=click.Path(path_type=Path, allow_dash=True),
+                                multiple=True, help="Read a saved gpuready JSON, one tool's output, or a whole pasted "
+                                "issue (Markdown, prompts, several outputs, tracebacks) instead of probing this "
+                                "machine; repeat to merge several files; - reads standard input."),
                    click.option("-o", "--output", type=PATH, help="Write the result to FILE."),
                    click.option("--json", "as_json", is_flag=True, help="Print the Run as JSON (schema: "
                                 "docs/schema/run.schema.json).")):
@@ -213,12 +224,12 @@ def cli() -> None:
 @cli.command()
 @_source_options
 @store_options
-def env(as_json: bool, output: Path | None, from_file: Path | None, kind: str | None, no_redact: bool,
+def env(as_json: bool, output: Path | None, from_files: tuple[Path, ...], kind: str | None, no_redact: bool,
         no_frameworks: bool, **store: Any) -> None:
     """Fingerprint the machine: GPUs, OS, drivers, ROCm/CUDA, frameworks, device access."""
     from gpuready import api
 
-    run = api.fingerprint(_fingerprint_config(from_file, kind, no_redact, no_frameworks))
+    run = api.fingerprint(_fingerprint_config(from_files, kind, no_redact, no_frameworks))
     Finish(_render_env, as_json, output, gate=False)(run, store)
 
 
@@ -226,15 +237,17 @@ def env(as_json: bool, output: Path | None, from_file: Path | None, kind: str | 
 @_source_options
 @_data_option
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too (READY WITH WARNINGS).")
+@click.option("--md", "as_markdown", is_flag=True, help="Print a Markdown triage comment to post under an issue: "
+              "what the paste shows, the verdict, the fixes, what to paste next.")
 @store_options
-def doctor(as_json: bool, output: Path | None, from_file: Path | None, kind: str | None, data_dir: Path | None,
-           strict: bool, no_redact: bool, no_frameworks: bool, **store: Any) -> None:
+def doctor(as_json: bool, output: Path | None, from_files: tuple[Path, ...], kind: str | None, data_dir: Path | None,
+           strict: bool, as_markdown: bool, no_redact: bool, no_frameworks: bool, **store: Any) -> None:
     """Judge the stack: READY, READY WITH WARNINGS or NOT READY, each finding with its fix."""
     from gpuready import api
     from gpuready.model.config import DoctorConfig
 
-    run = api.doctor(DoctorConfig(_fingerprint_config(from_file, kind, no_redact, no_frameworks), data_dir))
-    Finish(_render_doctor, as_json, output, strict=strict)(run, store)
+    run = api.doctor(DoctorConfig(_fingerprint_config(from_files, kind, no_redact, no_frameworks), data_dir))
+    Finish(_render_triage if as_markdown else _render_doctor, as_json, output, strict=strict)(run, store)
 
 
 @cli.command()

@@ -214,6 +214,8 @@ class SectionNote:
     confidence: float = 1.0
     facts: int = 0
     """How many facts were read from it."""
+    source: str = ""
+    """The file it is in, when several were read together."""
 
 
 @dataclass(frozen=True, slots=True)

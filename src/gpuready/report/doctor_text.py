@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from gpuready.model import Finding, Level, Outcome, Run, Severity
+from gpuready.model import Finding, Fingerprint, Level, Outcome, Run, Severity
 
 LEVEL_STYLE = {Level.OK: "bold green", Level.WARN: "bold yellow", Level.FAIL: "bold red"}
 _SEVERITY_STYLE = {Severity.BLOCKER: "bold red", Severity.WARN: "yellow", Severity.INFO: "cyan"}
@@ -37,6 +37,18 @@ def verdict_line(outcome: Outcome) -> Text:
     return text
 
 
+def sections_text(fingerprint: Fingerprint | None) -> Text | None:
+    """Which parts of a pasted report were read as what, and which were not (None for a probe)."""
+    if fingerprint is None or not fingerprint.sections:
+        return None
+    parts = []
+    for note in fingerprint.sections:
+        where = f"{note.first_line}-{note.last_line}" if note.last_line != note.first_line else f"{note.first_line}"
+        where = f"{note.source} {where}" if note.source else where
+        parts.append(f"{where} not recognised" if note.kind == "unrecognised" else f"{where} {note.kind}")
+    return Text("paste lines read: " + "; ".join(parts), style="dim")
+
+
 def render_doctor(run: Run) -> RenderableType:
     """The verdict first, then the findings, worst first."""
     origin = run.fingerprint.origin if run.fingerprint else "?"
@@ -44,6 +56,9 @@ def render_doctor(run: Run) -> RenderableType:
     parts: list[RenderableType] = [verdict_line(run.outcome),
                                    Text(f"judged from {origin}" + (f" with compatibility data of {data}" if data
                                                                    else ""), style="dim")]
+    read = sections_text(run.fingerprint)
+    if read is not None:
+        parts.append(read)
     if run.findings:
         parts.append(Text(""))
         parts.extend(render_findings(list(run.findings)))

@@ -7,22 +7,11 @@ from collections.abc import Iterator
 
 from gpuready.compat.query import arch_in_list
 from gpuready.compat.rules.context import Context, finding
-from gpuready.compat.rules.framework import override_value
+from gpuready.compat.rules.framework import override_value, parse_override
 from gpuready.model import Finding, Severity, Vendor
 
 OVERRIDE_URL = "https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html"
 VISIBLE = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
-
-
-def parse_override(value: str) -> str | None:
-    """``10.3.0`` -> ``gfx1030``; ``9.0.10`` -> ``gfx90a``; None when it is not major.minor.stepping."""
-    match = re.fullmatch(r"\s*(\d+)\.(\d+)\.(\d+)\s*", value)
-    if not match:
-        return None
-    major, minor, stepping = (int(g) for g in match.groups())
-    if minor > 15 or stepping > 15:
-        return None
-    return f"gfx{major}{minor:x}{stepping:x}"
 
 
 def hsa_override(context: Context) -> Iterator[Finding]:

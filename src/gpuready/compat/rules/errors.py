@@ -1,7 +1,9 @@
-"""Known error messages a paste shows, judged: each is a finding with the cause the data names and the fix."""
+"""What a pasted report shows beyond the facts, judged: each known error message is a finding with the cause the data
+names and the fix; parts of the paste that disagree are an info finding (both values kept, none picked)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpuready.compat.rules.context import Context, finding
@@ -33,4 +35,18 @@ def errors_seen(context: Context) -> Iterator[Finding]:
                       source_url=meaning.source)
 
 
-RULES = (errors_seen,)
+def conflicts_seen(context: Context) -> Iterator[Finding]:
+    """Two parts of the paste that disagree (two torch versions, a container and its host): said, not resolved."""
+    for conflict in context.fingerprint.conflicts:
+        where = f" ({', '.join(s for s in conflict.sections if s)})" if any(conflict.sections) else ""
+        slug = re.sub(r"\W+", "_", conflict.field.lower()).strip("_")
+        yield finding(f"paste.conflict.{slug}", Severity.INFO,
+                      f"parts of the paste disagree on {conflict.field}: {' vs '.join(conflict.values)}{where}; "
+                      f"the first is used",
+                      evidence={"field": conflict.field, "values": list(conflict.values),
+                                "sections": [s for s in conflict.sections if s]},
+                      remedy="say which output is from the machine in question (a container and its host, before "
+                             "and after an upgrade) or paste them again from one shell")
+
+
+RULES = (errors_seen, conflicts_seen)

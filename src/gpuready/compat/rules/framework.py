@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpuready.compat.load import UPDATE_HINT
@@ -24,6 +25,17 @@ def override_value(arch: str) -> str:
     digits = arch.removeprefix("gfx")
     major, minor, stepping = digits[:-2], digits[-2], digits[-1]
     return f"{int(major)}.{int(minor, 16)}.{int(stepping, 16)}"
+
+
+def parse_override(value: str) -> str | None:
+    """``10.3.0`` -> ``gfx1030``; ``9.0.10`` -> ``gfx90a``; None when it is not major.minor.stepping."""
+    match = re.fullmatch(r"\s*(\d+)\.(\d+)\.(\d+)\s*", value)
+    if not match:
+        return None
+    major, minor, stepping = (int(g) for g in match.groups())
+    if minor > 15 or stepping > 15:
+        return None
+    return f"gfx{major}{minor:x}{stepping:x}"
 
 
 def override_fallback(arch: str, arch_list: tuple[str, ...]) -> str | None:
@@ -132,6 +144,7 @@ def arch_not_in_wheel(context: Context) -> Iterator[Finding]:
                                    for i, arch in enumerate(seen_by_torch)]
     if not accelerators:
         return
+    override = parse_override(context.fingerprint.environment.get("HSA_OVERRIDE_GFX_VERSION", ""))
     arch_list = context.torch_arch_list
     release, _ = context.torch_wheel
     for accelerator in accelerators:
@@ -158,6 +171,8 @@ def arch_not_in_wheel(context: Context) -> Iterator[Finding]:
             return
         if arch_in_list(accelerator.arch, arch_list.value):
             continue
+        if backend_vendor is Vendor.AMD and override and arch_in_list(override, arch_list.value):
+            continue  # HSA_OVERRIDE_GFX_VERSION presents it as a target the build has: env.hsa_override_* judge that
         fallback = override_fallback(accelerator.arch, arch_list.value) if backend_vendor is Vendor.AMD else None
         remedy = _best_wheel(context, accelerator)
         remedy = f"install a wheel built for {accelerator.arch}: {remedy}" if remedy else (

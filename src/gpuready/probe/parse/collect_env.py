@@ -89,7 +89,10 @@ def _gpus(value: str | None, continuation: list[str], vendor_hint: str) -> tuple
             records.append(GpuRecord(vendor="amd", index=index, name=amd.group("name"),
                                      arch=normalise_gfx_name(amd.group("arch"))))
         elif _value(name):
-            records.append(GpuRecord(vendor=vendor_hint, index=index, name=name))
+            # "Device 66a1": an old ROCm names an unknown board by its PCI device id, which the catalogue knows
+            pci = re.fullmatch(r"Device ([0-9a-fA-F]{4})", name.strip())
+            records.append(GpuRecord(vendor="amd" if pci else vendor_hint, index=index, name=name,
+                                     pci_device_id=f"0x{pci.group(1).lower()}" if pci else None))
     return tuple(records)
 
 

@@ -86,5 +86,6 @@ def read_fingerprints(paths: Sequence[Path], kind: ReportKind | None = None) -> 
     origin = "pastes: " + ", ".join(_name(p) for p in paths)
     merged = merge(read, origin)
     return dataclasses.replace(merged, errors=tuple(e for fp in read for e in fp.errors),
-                               sections=tuple(s for fp in read for s in fp.sections),
+                               sections=tuple(dataclasses.replace(s, source=_name(path)) for path, fp in
+                                              zip(paths, read, strict=True) for s in fp.sections),
                                conflicts=merged.conflicts + tuple(c for fp in read for c in fp.conflicts))

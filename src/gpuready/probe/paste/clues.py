@@ -14,8 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from gpuready.probe.parse.kfd import normalise_gfx_name
+from gpuready.probe.paste.prefilter import any_word, required_word
 
 _VERSION = r"\d+\.\d+(?:\.\d+)*(?:[.+\-~][\w.+\-]*)?"
 
@@ -267,17 +269,18 @@ def _ollama_env(match: re.Match[str]) -> Iterator[Found]:
             yield f"env.{name}", value
 
 
-RULES: tuple[Rule, ...] = tuple((re.compile(pattern), take) for pattern, take in (
+_TABLE: tuple[tuple[Any, ...], ...] = (
     # collect_env lines (also when the report itself does not parse)
     (r"^\s*PyTorch version\s*[:：]?\s+(\d\S*)", _one("torch.version")),
     (r"^\s*ROCM used to build PyTorch\s*[:：]\s*(\d\S*)", _one("torch.hip")),
     (r"^\s*CUDA used to build PyTorch\s*[:：]\s*(\d\S*)", _one("torch.cuda")),
     (r"^\s*Is CUDA available\s*[:：]\s*(True|False|Yes|No)", _one("torch.available")),
-    (r"^\s*(?i:OS)\s*[:：]\s*(.+?)\s*(?:\((?:x86_64|aarch64|AMD64|ppc64le)\))?$", _one("host.os")),
+    (r"^\s*(?i:OS)\s*[:：]\s*(.+?)\s*(?:\((?:x86_64|aarch64|AMD64|ppc64le)\))?$", _one("host.os"), "os"),
     (r"^\s*Python version\s*[:：]\s*(\d+\.\d+(?:\.\d+)?)", _one("host.python")),
-    (r"^\s*(?:GPU models and configuration\s*[:：]\s*)?GPU \d+\s*[:：]\s*(.+?)\s*(?:\(UUID[^)]*\))?$", _gpu_line),
+    (r"^\s*(?:GPU models and configuration\s*[:：]\s*)?GPU \d+\s*[:：]\s*(.+?)\s*(?:\(UUID[^)]*\))?$", _gpu_line,
+     "gpu "),
     (r"^\s*GPU models and configuration\s*[:：]\s*(?!\s*GPU \d)(.+?)\s*$", _gpu_line),
-    (r"^Python (\d+\.\d+\.\d+)(?:\+)? \(", _one("host.python")),
+    (r"^Python (\d+\.\d+\.\d+)(?:\+)? \(", _one("host.python"), "python "),
     (r"^\s*Python platform\s*:\s*(?:Linux|linux)-(\d+\.\d+[\w.\-+~]*?)-(?:x86_64|aarch64|ppc64le)",
      _one("host.kernel")),
     (r"^\s*Nvidia driver version\s*:\s*(\d+\.\d+(?:\.\d+)?)", _one("stack.nvidia_driver")),
@@ -294,7 +297,7 @@ RULES: tuple[Rule, ...] = tuple((re.compile(pattern), take) for pattern, take in
     (r"^\s*Driver Version\s*:\s*(\d{3}\.\d+(?:\.\d+)?)\s*$", _one("stack.nvidia_driver")),
     (r"^\s*CUDA Version\s*:\s*(\d+\.\d+)\s*$", _one("stack.cuda")),
     (r"^\s*Product Name\s*:\s*(.+?)\s*$", _one("gpu.name")),
-    (r"^\|\s+\d+\s+((?:NVIDIA|Tesla|Quadro|GeForce|TITAN)[^|]*?)\s+(?:On|Off)\s+\|", _one("gpu.name")),
+    (r"^\|\s+\d+\s+((?:NVIDIA|Tesla|Quadro|GeForce|TITAN)[^|]*?)\s+(?:On|Off)\s+\|", _one("gpu.name"), "|"),
     (r"Cuda compilation tools, release (\d+\.\d+)", _one("stack.cuda")),
     # rocm-smi and amd-smi text
     (r"^GPU\[\d+\]\s*:\s*Card (?:Series|series)\s*:\s*(.+?)\s*$", _one("gpu.name")),
@@ -312,13 +315,13 @@ RULES: tuple[Rule, ...] = tuple((re.compile(pattern), take) for pattern, take in
     (r"^rocm-core-(\d+\.\d+\.\d+)", _one("stack.rocm")),
     (r"\bamdgpu-install_(\d+\.\d+\.\d+[\d.\-]*?)_all\.deb", _one("stack.rocm")),
     (r"/opt/rocm-(\d+\.\d+\.\d+)\b", _one("stack.rocm_path")),
-    (r"^\s*(\d+\.\d+\.\d+)-\d+\s*$", _one("stack.rocm_file")),
+    (r"^\s*(\d+\.\d+\.\d+)-\d+\s*$", _one("stack.rocm_file"), "-"),
     # OS and kernel
     (r"^PRETTY_NAME=\"?([^\"]+)\"?", _one("host.os")),
     (r"^Description:\s+(.+?)\s*$", _one("host.os")),
     (r"^Linux (?:\S+ )?(\d+\.\d+\.\d+[\w.\-+~]*) #", _one("host.kernel")),
     (r"^(\d+\.\d+\.\d+-\d+[\w.\-+~]*(?:generic|amd64|x86_64|azure|aws|gcp|lowlatency|WSL2|rt\d*)\S*)\s*$",
-     _one("host.kernel")),
+     _one("host.kernel"), "-"),
     (r"release='(\d+\.\d+\.\d+[\w.\-+~]*)'", _one("host.kernel")),
     (r"/lib/modules/(\d+\.\d+\.\d+[\w.\-+~]*)/", _one("host.kernel")),
     (r"\bTainted: .*?\s(\d+\.\d+\.\d+-\d+[\w.\-+~]*) #", _one("host.kernel")),
@@ -330,10 +333,10 @@ RULES: tuple[Rule, ...] = tuple((re.compile(pattern), take) for pattern, take in
      _packages),
     # Python prints and reprs
     (r"^'?(?P<version>\d+\.\d+\.\d+\+(?:rocm|cu|cpu)[\w.]*)'?(?:\s+'?[\d.\-\w]+'?)?(?:\s+(?P<available>True|False))?\s*$",
-     _torch_variant),
+     _torch_variant, "+"),
     (r"name='([^']+)'.*?gcnArchName='(gfx[0-9a-f]+)", _many(("gpu.name", 1), ("gpu.arch", 2))),
-    (r"(?:Cuda|Rocm|Gpu|Cpu)Device\(id=\d+\)", lambda m: iter([("jax.device", m.group(0))])),
-    (r"^jax:\s+(\d\S*)", _one("jax.version")),
+    (r"(?:Cuda|Rocm|Gpu|Cpu)Device\(id=\d+\)", lambda m: iter([("jax.device", m.group(0))]), "device(id="),
+    (r"^jax:\s+(\d\S*)", _one("jax.version"), "jax:"),
     (r"^jaxlib:\s+(\d\S*)", _one("jaxlib.version")),
     (r"^python:\s+(\d+\.\d+\.\d+)", _one("host.python")),
     (r"Available backends are \[([^\]]*)\]", _one("jax.backends")),
@@ -348,8 +351,8 @@ RULES: tuple[Rule, ...] = tuple((re.compile(pattern), take) for pattern, take in
     (r"^\s*(?:cuda|gpu|rocm) available\s*[=:]\s*(True|False)", _one("torch.available")),
     (r"^\s*(?:device )?name\s*[=:]\s*(.+?)\s*$", lambda m: iter([("gpu.name", m.group(1))] if looks_like_gpu(
         m.group(1)) else [])),
-    (r"^\s*--->\s+(gfx[0-9a-f]{3,4})\s*$", _one("gpu.arch")),
-    (r"^\s*--->\s+(.+?)\s*$", lambda m: iter([("host.cpu", m.group(1))] if looks_like_cpu(m.group(1)) else [])),
+    (r"^\s*--->\s+(gfx[0-9a-f]{3,4})\s*$", _one("gpu.arch"), "--->"),
+    (r"^\s*--->\s+(.+?)\s*$", lambda m: iter([("host.cpu", m.group(1))] if looks_like_cpu(m.group(1)) else []), "--->"),
     # DeepSpeed's ds_report: "torch version .................... 1.10.0a0+git539d476"
     (r"^\s*torch version\s*\.{3,}\s*(\d\S*)", _one("torch.version")),
     (r"^\s*torch hip version\s*\.{3,}\s*(\d\S*)", _one("torch.hip")),
@@ -358,7 +361,7 @@ RULES: tuple[Rule, ...] = tuple((re.compile(pattern), take) for pattern, take in
     (r"^pytorch version:\s*(\S+)", _one("torch.version")),
     (r"^Device: cuda:\d+ (.+?)(?: : \w+)?$", _one("gpu.name")),
     (r"Device \d+: (.+?), (?:compute capability|gfx)", _one("gpu.name")),
-    (r"^Vulkan\d+: (.+?) \([^)]*\) \| uma", _one("gpu.name")),
+    (r"^Vulkan\d+: (.+?) \([^)]*\) \| uma", _one("gpu.name"), "vulkan"),
     (r"ggml_cuda_init: found \d+ (ROCm|CUDA) devices", _one("gpu.library")),
     (r"\bTorch (\d+\.\d+\.\d+\+\S+)\s*$", _one("torch.version")),
     (r"\bTorch backend: (?:AMD ROCm HIP|nVidia CUDA|NVIDIA CUDA) (\d\S*)", _one("torch.backend")),
@@ -368,10 +371,26 @@ RULES: tuple[Rule, ...] = tuple((re.compile(pattern), take) for pattern, take in
     (r'msg="inference compute".*', _ollama),
     (r'msg="AMD Driver: (\d+\.\d+(?:\.\d+)?)"', _one("stack.amdgpu_driver")),
     (r'server config env="map\[(.*?)\]"', _ollama_env),
-    (r"detected amdgpu versions \[[^\]]*\]|gpu_type=gfx[0-9a-f]+|amdgpu \[\d+\] gfx[0-9a-f]+ is not supported", _gfx),
+    (r"detected amdgpu versions \[[^\]]*\]|gpu_type=gfx[0-9a-f]+|amdgpu \[\d+\] gfx[0-9a-f]+ is not supported", _gfx,
+     "gfx"),
     (r"\bwith AMDGPU version\s*:\s*(gfx[0-9a-f]{3,4})", _one("gpu.arch")),
-))
+)
+"""(pattern, what it yields[, the word a line needs for it to yield anything, where the pattern has none certain])"""
+RULES: tuple[Rule, ...] = tuple((re.compile(row[0]), row[1]) for row in _TABLE)
 """Lines of tool output, read wherever they stand (rank ``TOOL``)."""
+_GATED = tuple((row[2] if len(row) > 2 else required_word(row[0]), pattern, take)
+               for row, (pattern, take) in zip(_TABLE, RULES, strict=True))
+"""Each rule with the word a line must contain for it to match."""
+_UNGATED = tuple((word, pattern, take) for word, pattern, take in _GATED if not word)
+_ANY_WORD = any_word([word for word, _, _ in _GATED])
+
+
+def _rules_for(lowered: str) -> Iterator[tuple[re.Pattern[str], Callable[[re.Match[str]], Iterator[Found]]]]:
+    """The rules that can match a lower-cased line, in their order."""
+    gated = _ANY_WORD is None or _ANY_WORD.search(lowered) is not None
+    for word, pattern, take in _GATED if gated else _UNGATED:
+        if not word or word in lowered:
+            yield pattern, take
 
 _FALLBACK: tuple[tuple[Rule, int], ...] = (
     ((re.compile(r"^[\s>*\-•]*\**\"?(?P<label>[A-Za-z][A-Za-z /\-]{0,40}?)\"?\**\s*(?:[:：=]|\.{3,})\s*"
@@ -379,6 +398,7 @@ _FALLBACK: tuple[tuple[Rule, int], ...] = (
     ((re.compile(r"^[\s*\-•]*[A-Za-z0-9][^:=]{0,58}$"), _short_fact), SHORT),
 )
 """Lines a person typed, tried only where no tool rule matched: ``Label: value`` and a bare fact."""
+_MAYBE_LABEL = re.compile(r"[:：=]|\.\.\.")
 
 _HEADING = re.compile(r"^\s*(?:#{2,6}\s+(?P<a>[^#].{0,60}?)|\*\*(?P<b>[^*]{1,60}?):?\*\*:?)\s*$")
 """An issue form's question (``### Operating System``) whose answer is the next line with text."""
@@ -396,6 +416,9 @@ _ENV = re.compile(r"(?:^|[\s;'\"(])(?:(?:export\s+)?(?P<name>" + "|".join(ENV_NA
                   r"[\"']?(?P<value>[\w.:,/\-]+)")
 
 
+_ENV_GATE = re.compile("|".join(ENV_NAMES))
+
+
 def _environment(line: str) -> Iterator[Found]:
     for match in _ENV.finditer(line):
         name, value = match.group("name") or match.group("name2"), match.group("value")
@@ -410,6 +433,13 @@ _PROSE_OS = re.compile(r"\b(?:(Ubuntu|Debian|Fedora|Rocky Linux|CentOS|Linux Min
 _PROSE_ROCM = re.compile(r"\bROCm\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 _PROSE_KERNEL = re.compile(r"\b(\d+\.\d+\.\d+-\d+(?:\.\d+)*-(?:generic|lowlatency|azure|aws|gcp|oem|amd64|"
                            r"microsoft-standard-WSL2))\b")
+
+
+_MAYBE_PROSE = re.compile(r"ubuntu|debian|fedora|rocky|centos|mint|suse|rhel|pop!_os|windows|wsl|gentoo|arch linux|"
+                          r"nixos|rocm|generic|lowlatency|azure|aws|gcp|oem|amd64|gfx|radeon|instinct|firepro|geforce|"
+                          r"tesla|quadro|titan|nvidia|amd|\brx ?\d|\bmi-?\d|\bw\d{4}|\d ?xt|\b[ahv]100|h200")
+"""A sentence that can mention anything ``prose`` reads (most do not, and are skipped at once)."""
+_DIGIT = re.compile(r"\d")
 
 
 def prose(line: str) -> Iterator[Found]:
@@ -452,7 +482,8 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
         number = first_line + offset
         is_command = offset < command_lines
         found_here = False
-        for pattern, take in RULES:
+        lowered = line.lower()
+        for pattern, take in _rules_for(lowered):
             match = pattern.search(line)
             if match:
                 for item in take(match):
@@ -460,7 +491,7 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
                     if clue is not None:
                         found_here = True
                         yield clue
-        if "=" in line or " " in line:
+        if "_" in line and _ENV_GATE.search(line):
             for item in _environment(line):
                 found_here = True
                 yield Clue(item[0], item[1], number, TOOL)
@@ -477,8 +508,10 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
                     found_here = True
                     yield clue
             question = ""
-        if not found_here:
+        if not found_here and len(line) <= 200:
             for (pattern, take), rank in _FALLBACK:
+                if rank == SHORT and len(line) > 64 or rank == LABELLED and not _MAYBE_LABEL.search(line):
+                    continue
                 match = pattern.search(line)
                 if match:
                     for item in take(match):
@@ -486,7 +519,8 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
                         if clue is not None:
                             found_here = True
                             yield clue
-        if is_prose and not found_here:
+        if is_prose and not found_here and (_DIGIT.search(line) or "linux" in lowered or "nixos" in lowered) and (
+                _MAYBE_PROSE.search(lowered)):
             for item in prose(line):
                 clue = _clue(item, number, PROSE)
                 if clue is not None:

@@ -11,6 +11,7 @@ from importlib import resources
 
 from gpuready.files import loads_yaml
 from gpuready.model import ErrorSeen
+from gpuready.probe.paste.prefilter import required_word
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,15 @@ class ErrorPattern:
     code: str
     patterns: tuple[re.Pattern[str], ...]
     detail: re.Pattern[str] | None = None
+    words: tuple[str, ...] = ()
+    """Per pattern, the word a line must contain for it to match (prefilter.required_word)."""
+
+
+@functools.cache
+def _flat() -> tuple[tuple[str, re.Pattern[str], ErrorPattern], ...]:
+    """Every pattern with its word and its error, in order."""
+    return tuple((word, pattern, known) for known in error_patterns()
+                 for word, pattern in zip(known.words, known.patterns, strict=True))
 
 
 @functools.cache
@@ -28,23 +38,28 @@ def error_patterns() -> tuple[ErrorPattern, ...]:
     text = resources.files("gpuready.probe.paste").joinpath("data/error_patterns.yaml").read_text(encoding="utf-8")
     data = loads_yaml(text, "error_patterns.yaml")
     return tuple(ErrorPattern(entry["code"], tuple(re.compile(p, re.IGNORECASE) for p in entry["patterns"]),
-                              re.compile(entry["detail"], re.IGNORECASE) if entry.get("detail") else None)
+                              re.compile(entry["detail"], re.IGNORECASE) if entry.get("detail") else None,
+                              tuple(required_word(p) for p in entry["patterns"]))
                  for entry in data["errors"])
 
 
 _HINT = re.compile(r"error|fail|denied|fault|not |no |unable|cannot|insufficient|invalid|hang|timeout|unsupported|"
-                   r"fall|cpu|segment|reset|killed|exception|sigsegv|true|false", re.IGNORECASE)
-"""A line without any of these words is no error line: the patterns are not tried on it."""
+                   r"ignor|fall|cpu|segment|reset|killed|exception|sigsegv|true|false|terminated|matching|native|_c\b|"
+                   r"could not")
+"""A lower-cased line without any of these words is no error line: the patterns are not tried on it (a
+case-insensitive pattern costs several times more than this one on the lower-cased line)."""
 
 
 def errors_in(lines: tuple[str, ...] | list[str], first_line: int, section: str) -> Iterator[ErrorSeen]:
     """Every known error shown in ``lines``, once per code and line."""
-    patterns = error_patterns()
     for offset, line in enumerate(lines):
-        if len(line) > 4000 or not _HINT.search(line):
+        lowered = line.lower()
+        if len(line) > 4000 or not _HINT.search(lowered):
             continue
-        for known in patterns:
-            if any(p.search(line) for p in known.patterns):
+        done: set[str] = set()
+        for word, pattern, known in _flat():
+            if known.code not in done and (not word or word in lowered) and pattern.search(line):
+                done.add(known.code)
                 detail = known.detail.search(line) if known.detail else None
                 yield ErrorSeen(known.code, line.strip()[:300], f"line {first_line + offset}, {section}",
                                 detail.group(1) if detail else "", line=first_line + offset)

@@ -192,7 +192,11 @@ def fingerprint_from_collect_env(report: CollectEnvReport, origin: str) -> Finge
         else Fact.absent(src, "the report does not show the compiled architectures"),
     )
     rocm: Fact[Version] = Fact.absent(src, "collect_env does not show the ROCm install")
-    hip = report.hip_runtime_version or report.rocm_build_version
+    # HIP's version names the ROCm release from ROCm 4 on; before, the runtime printed other numbers (3.18.2 on
+    # ROCm 3.7), so an old one is not read as a release
+    runtime = report.hip_runtime_version
+    usable_runtime = runtime if runtime and re.match(r"^(\d+)\.", runtime) and int(runtime.split(".")[0]) >= 4 else None
+    hip = usable_runtime or report.rocm_build_version
     if hip:
         try:
             major_minor = leading_version(hip).release[:2]

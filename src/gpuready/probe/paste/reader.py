@@ -32,7 +32,7 @@ from gpuready.model import (
 from gpuready.model.build import variant_of
 from gpuready.probe.parse.kfd import normalise_gfx_name
 from gpuready.probe.parse.os_release import parse_os_name
-from gpuready.probe.paste.clues import TOOL, Clue, clues, looks_like_cpu
+from gpuready.probe.paste.clues import LABELLED, TOOL, Clue, clues, looks_like_cpu
 from gpuready.probe.paste.errors import errors_in
 from gpuready.probe.paste.kinds import ReportKind, detect_kind, fingerprint_of_kind
 from gpuready.probe.paste.repl import printed
@@ -249,10 +249,38 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
     for clue in found_clues:
         if clue.field.startswith("env."):
             environment.setdefault(clue.field.removeprefix("env."), clue.value)
-    conflicts: list[Conflict] = []
+    conflicts = _disagreements(found, labels)
     devices = _devices(found, labels, conflicts)
     return Fingerprint(host=host, devices=devices, stack=stack, frameworks=frameworks, packages=packages,
                        environment=environment, origin=origin, conflicts=tuple(conflicts))
+
+
+_SCALARS = {"torch.version": "torch version", "torch.hip": "torch HIP build", "torch.cuda": "torch CUDA build",
+            "torch.available": "torch GPU available", "jax.version": "jax version", "host.os": "OS",
+            "host.kernel": "kernel", "stack.rocm": "ROCm release", "stack.nvidia_driver": "NVIDIA driver",
+            "stack.cuda": "CUDA version", "stack.amdgpu_driver": "amdgpu driver",
+            "env.HSA_OVERRIDE_GFX_VERSION": "HSA_OVERRIDE_GFX_VERSION"}
+
+
+def _disagreements(found: dict[str, list[Clue]], labels: dict[int, str]) -> list[Conflict]:
+    """Fields that outputs (or labelled lines) in the paste give different values for: 2.3.0 and 2.4.1 disagree,
+    7.2 and 7.2.3 do not (one refines the other). Mentions in sentences are not held against outputs."""
+    conflicts = []
+    for field, name in _SCALARS.items():
+        clues_here = [c for c in found.get(field, []) if c.rank <= LABELLED]
+        if not clues_here:
+            continue
+        best = min(c.rank for c in clues_here)
+        values: list[Clue] = []
+        for clue in sorted((c for c in clues_here if c.rank == best), key=lambda c: c.line):
+            text = clue.value.strip().lower()
+            if not any(text == v.value.strip().lower() or text.startswith(v.value.strip().lower() + ".") or
+                       v.value.strip().lower().startswith(text + ".") for v in values):
+                values.append(clue)
+        if len(values) > 1:
+            conflicts.append(Conflict(name, tuple(c.value for c in values),
+                                      tuple(labels.get(c.line, f"line {c.line}") for c in values)))
+    return conflicts
 
 
 def _bool(clue: Clue | None) -> bool | None:
@@ -382,7 +410,9 @@ def merge(partials: Sequence[Fingerprint], origin: str) -> Fingerprint:
             environment.setdefault(name, value)
         probes.extend(part.probes)
         topology = topology or part.topology
-    return Fingerprint(host=host, devices=_merge_devices([p.devices for p in partials]), stack=stack,
+    devices = tuple(dataclasses.replace(d, name=dataclasses.replace(d.name, value=clean_gpu_name(str(d.name.value))))
+                    if d.name.ok else d for d in _merge_devices([p.devices for p in partials]))
+    return Fingerprint(host=host, devices=devices, stack=stack,
                        frameworks=tuple(frameworks.values()), packages=tuple(sorted(packages.values(),
                                                                                     key=lambda p: p.name)),
                        environment=environment, probes=tuple(probes), topology=topology, origin=origin,
@@ -430,6 +460,8 @@ def read_paste(text: str, origin: str) -> Fingerprint:
         found_clues.extend(here)
         errors.extend(seen)
         recognised = structured is not None or bool(here) or bool(seen) or (kind != "unrecognised" and confidence > 0)
+        if kind == "unrecognised" and recognised:
+            kind, confidence = "text", 0.5  # no tool's output, but lines a person typed that name facts or errors
         notes.append(SectionNote(section.first, section.last, kind if recognised else "unrecognised",
                                  section.command[:200], confidence if recognised else 0.0,
                                  len(here) + (1 if structured is not None else 0)))
@@ -439,9 +471,6 @@ def read_paste(text: str, origin: str) -> Fingerprint:
     errors = _with_later_success(errors, found_clues)
     from_clues = fingerprint_of_clues(found_clues, labels, origin)
     merged = merge([*partials, from_clues], origin)
-    merged = dataclasses.replace(merged, devices=tuple(
-        dataclasses.replace(d, name=dataclasses.replace(d.name, value=clean_gpu_name(str(d.name.value))))
-        if d.name.ok else d for d in merged.devices))
     return dataclasses.replace(merged, errors=tuple(_distinct_errors(errors)), sections=tuple(notes),
                                conflicts=merged.conflicts + from_clues.conflicts)
 

@@ -89,6 +89,18 @@ def prompt_command(line: str) -> str | None:
     return command.strip()
 
 
+def _bare_command(line: str) -> bool:
+    """A line that is a command typed without a prompt: ``rocminfo | grep gfx``, ``python3 -m pip list``,
+    ``HSA_OVERRIDE_GFX_VERSION=10.3.0 python -c "..."`` (and not output such as ``Python 3.10.6 (main, ...)``)."""
+    text = line.strip()
+    if len(text) > 400 or re.match(r"(?i)python \d", text):
+        return False
+    text = re.sub(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+", "", text)
+    if not _COMMAND_WORDS.match(text):
+        return False
+    return bool(re.search(r"\s-{1,2}\w|\||\.py\b|^\S+$|\s(list|freeze|show|version|static|topo)\b", text))
+
+
 def segment(text: str) -> list[Section]:
     """The sections of a paste, in order; empty sections are dropped."""
     lines = clean_lines(text)
@@ -112,6 +124,9 @@ def segment(text: str) -> list[Section]:
         if _FENCE.match(line):
             close(number - 1)
             fenced, command, start = not fenced, "", number + 1
+            continue
+        if fenced and not current and not command and _bare_command(line):
+            command, start = line.strip(), number + 1  # a fenced block that opens with the command it ran
             continue
         if _DETAILS.match(line):
             close(number - 1)

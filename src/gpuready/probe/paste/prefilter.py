@@ -1,0 +1,30 @@
+"""The word a pattern cannot match without: a plain substring test on a lower-cased line says "no" to most lines
+for a tenth of the cost of a regular-expression search, which keeps a 1 MB paste well under a second."""
+
+from __future__ import annotations
+
+import re
+
+
+def required_word(pattern: str) -> str:
+    """The longest run of letters every match of ``pattern`` contains, lower-cased ('' when none is certain):
+    text inside groups (optional or alternatives), character classes, escapes and optional characters is not
+    counted, and a top-level alternation has none."""
+    cut = "\0"  # what stands where something was taken out: no word runs across it
+    text = re.sub(r"\\.", cut, pattern)  # escapes first: an escaped bracket opens no group or class
+    text = re.sub(r"\[[^\]]*\]", cut, text)
+    previous = None
+    while previous != text:
+        previous, text = text, re.sub(r"\([^()]*\)", cut, text)
+    if "|" in text or "(" in text or ")" in text:
+        return ""
+    text = re.sub(r".(?:[?*+]|\{\d*,?\d*\})", cut, text)
+    words = [w.strip() for w in re.findall(r"[A-Za-z][A-Za-z_ ]{2,}[A-Za-z_]", text)]
+    return max(words, key=len).lower() if words else ""
+
+
+def any_word(words: list[str] | tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern that finds whether a lower-cased line holds any of ``words`` (None when there are none): a line
+    without any is skipped by every rule those words gate."""
+    distinct = sorted({w for w in words if w}, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, distinct))) if distinct else None

@@ -1,0 +1,213 @@
+"""The paste reader's parts: sections, ranked line clues, Python prints, errors fixed later in the same paste,
+disagreements, and damaged or hostile input (property tests over the real pastes)."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpuready.compat.judge import judge
+from gpuready.compat.load import load_dataset
+from gpuready.errors import InputError
+from gpuready.model import Severity
+from gpuready.probe.paste import read_fingerprints, read_paste
+from gpuready.probe.paste.clues import LABELLED, PROSE, SHORT, TOOL, clues, gpu_mentions
+from gpuready.probe.paste.reader import clean_gpu_name
+from gpuready.probe.paste.repl import printed
+from gpuready.probe.paste.segment import segment
+from tests.paste_truth import PASTES, cases
+
+
+def _fields(lines: list[str], **kwargs: object) -> dict[str, tuple[str, int]]:
+    found: dict[str, tuple[str, int]] = {}
+    for clue in clues(lines, **kwargs):  # type: ignore[arg-type]
+        found.setdefault(clue.field, (clue.value, clue.rank))
+    return found
+
+
+def test_an_issue_form_answer_under_its_heading_is_a_labelled_fact() -> None:
+    found = _fields(["### Operating System", "", "Ubuntu 22.04.3 LTS", "### GPU", "", "MI210x4 with infinity fabric",
+                     "### ROCm Version", "", "ROCm 6.1.0", "### CPU", "", "AMD 5600x"])
+    assert found["host.os"] == ("Ubuntu 22.04.3 LTS", LABELLED)
+    assert found["stack.rocm"] == ("6.1.0", LABELLED)
+    assert found["host.cpu"] == ("AMD 5600x", LABELLED)
+    gpu = next(c for c in clues(["### GPU", "MI210x4 with infinity fabric"]) if c.field == "gpu.named")
+    assert (gpu.value, gpu.count) == ("MI210", 4)
+
+
+def test_tool_output_outranks_what_a_person_typed_which_outranks_prose() -> None:
+    assert _fields(["NVIDIA-SMI 550.54.15    Driver Version: 550.54.15    CUDA Version: 12.4"])[
+        "stack.cuda"] == ("12.4", TOOL)
+    assert _fields(["Ubuntu 19.10"])["host.os"] == ("Ubuntu 19.10", SHORT)
+    assert _fields(["I run it on Ubuntu 24.04 with 4x MI210 on kernel 6.8.0-48-generic"], is_prose=True) == {
+        "host.os": ("Ubuntu 24.04", PROSE), "host.kernel": ("6.8.0-48-generic", PROSE),
+        "gpu.named": ("MI210", PROSE)}
+    assert _fields(["I run it on Ubuntu 24.04"]) == {}, "sentences are read only in prose sections"
+
+
+def test_an_environment_variable_needs_a_value_of_its_shape() -> None:
+    assert _fields(["export HSA_OVERRIDE_GFX_VERSION=10.3.0"])["env.HSA_OVERRIDE_GFX_VERSION"][0] == "10.3.0"
+    assert _fields(["set -gx HSA_OVERRIDE_GFX_VERSION 10.3.0"])["env.HSA_OVERRIDE_GFX_VERSION"][0] == "10.3.0"
+    assert "env.HSA_OVERRIDE_GFX_VERSION" not in _fields(["HSA_OVERRIDE_GFX_VERSION wasn't listed"])
+    assert "env.HSA_OVERRIDE_GFX_VERSION" not in _fields(['msg="See docs for HSA_OVERRIDE_GFX_VERSION usage"'])
+
+
+def test_gpu_names_in_sentences_and_their_counts() -> None:
+    assert list(gpu_mentions("a server with 4x MI210 GPUs")) == [("MI210", 4)]
+    assert list(gpu_mentions("On an HPC machine with4 MI250X cards")) == [("MI250X", 4)]
+    assert list(gpu_mentions("Using your docker image with the AMD RADEON RX 7900 XT.")) == [
+        ("AMD RADEON RX 7900 XT", 1)]
+    assert list(gpu_mentions("my CPU is an AMD 5600x and I use Cuda v12.8")) == []
+
+
+def test_a_gpu_name_loses_what_follows_it_even_when_cut() -> None:
+    assert clean_gpu_name("Radeon RX 7900 XTX (gfx1100)") == "Radeon RX 7900 XTX"
+    assert clean_gpu_name("Radeon RX 7900 XTX (gfx1") == "Radeon RX 7900 XTX"
+    assert clean_gpu_name("AMD Radeon(TM) Graphics") == "AMD Radeon(TM) Graphics"
+
+
+@pytest.mark.parametrize(("command", "output", "expected"), [
+    ("torch.cuda.is_available()", ["/x/torch/cuda/__init__.py:88: UserWarning: HIP init", "False"],
+     [("torch.available", "False")]),
+    ("torch.cuda.is_available()", ['"hipErrorNoBinaryForGpu: Unable to find code object"', "Aborted"], []),
+    ('python -c "import torch; print(torch.__version__, torch.version.hip, torch.cuda.is_available())"',
+     ["2.3.0+rocm6.0 6.0.32830-d62f6a171 True"],
+     [("torch.version", "2.3.0+rocm6.0"), ("torch.hip", "6.0.32830-d62f6a171"), ("torch.available", "True")]),
+    ('python3 -c "import torch; print(torch.version.hip)"', ["6.0.32830-d62f6a171"],
+     [("torch.hip", "6.0.32830-d62f6a171")]),
+    ("torch.cuda.get_device_name(0)", ["'AMD Radeon RX 7900 XTX'"], [("gpu.name", "'AMD Radeon RX 7900 XTX'")]),
+    ("import torch", [], []),
+])
+def test_a_python_command_is_paired_with_what_it_printed(command: str, output: list[str],
+                                                         expected: list[tuple[str, str]]) -> None:
+    assert [(c.field, c.value) for c in printed(command, tuple(output), 10)] == expected
+
+
+def test_sections_follow_fences_prompts_and_bare_commands() -> None:
+    text = ("intro\n```\nrocminfo | grep gfx\n  Name: gfx1100\n```\n$ uname -r\n6.8.0-48-generic\n"
+            ">>> torch.cuda.is_available()\nTrue\n")
+    sections = segment(text)
+    assert [(s.first, s.command) for s in sections] == [(1, ""), (4, "rocminfo | grep gfx"), (7, "uname -r"),
+                                                         (9, "torch.cuda.is_available()")]
+
+
+def test_an_error_fixed_further_down_the_paste_is_a_warning_not_a_blocker() -> None:
+    text = (">>> torch.cuda.is_available()\nhipErrorNoBinaryForGpu: Unable to find code object for all current "
+            "devices!\n$ HSA_OVERRIDE_GFX_VERSION=10.3.0 python3\n>>> torch.cuda.is_available()\nTrue\n")
+    fp = read_paste(text, "paste: t")
+    assert fp.errors[0].later_success.startswith("line 5: torch reports the GPU available")
+    findings = {f.code: f for f in judge(fp, load_dataset())}
+    assert findings["error.hip_no_binary_for_gpu"].severity is Severity.WARN
+    unfixed = read_paste(text.replace("$ HSA_OVERRIDE_GFX_VERSION=10.3.0 python3\n", ""), "paste: t")
+    assert not unfixed.errors[0].later_success, "no change between the error and the success: nothing was fixed"
+    assert {f.code: f for f in judge(unfixed, load_dataset())}["error.hip_no_binary_for_gpu"].severity is (
+        Severity.BLOCKER)
+
+
+def test_two_outputs_that_disagree_are_kept_and_said() -> None:
+    text = '$ python -c "import torch; print(torch.__version__)"\n2.3.0+rocm6.0\n$ pip list\ntorch 2.4.1+rocm6.1\n'
+    fp = read_paste(text, "paste: t")
+    assert [(c.field, c.values) for c in fp.conflicts] == [("torch version", ("2.3.0+rocm6.0", "2.4.1+rocm6.1"))]
+    notes = [f for f in judge(fp, load_dataset()) if f.code.startswith("paste.conflict")]
+    assert notes and notes[0].severity is Severity.INFO and "2.4.1+rocm6.1" in notes[0].message
+    refined = read_paste("ROCm version: 7.2\n$ cat /opt/rocm/.info/version\n7.2.3-70203\n", "paste: t")
+    assert refined.conflicts == () and str(refined.stack.rocm_version.value) == "7.2.3"
+
+
+def test_a_paste_that_lists_no_gpu_is_unknown_not_none() -> None:
+    codes = {f.code: f.severity for f in judge(read_paste("$ pip list\ntorch 2.4.1+rocm6.1\n", "paste: t"),
+                                               load_dataset())}
+    assert codes.get("unknown.devices") is Severity.WARN and "gpu.none" not in codes
+
+
+def test_prose_alone_is_refused_with_one_reason() -> None:
+    with pytest.raises(InputError, match="nothing in it was recognised"):
+        read_paste("hello, world\nthis is not a report\n", "paste: t")
+
+
+def test_several_files_merge_and_their_sections_name_the_file(tmp_path: Path) -> None:
+    first, second = tmp_path / "one.txt", tmp_path / "two.txt"
+    first.write_text("$ uname -r\n6.8.0-48-generic\n", encoding="utf-8")
+    second.write_text("NVIDIA-SMI 550.54.15    Driver Version: 550.54.15    CUDA Version: 12.4\n", encoding="utf-8")
+    fp = read_fingerprints([first, second])
+    assert fp.host.kernel.value == "6.8.0-48-generic" and fp.stack.nvidia_driver_version.value == "550.54.15"
+    assert {s.source for s in fp.sections} == {"one.txt", "two.txt"}
+
+
+REAL = [p.read_text(encoding="utf-8", errors="replace") for p in cases(PASTES)]
+
+
+def _damage(text: str, how: str, rng: random.Random) -> str:
+    if how == "truncate":
+        return text[: rng.randrange(len(text) + 1)]
+    if how == "drop":
+        return "\n".join(line for line in text.split("\n") if rng.random() > 0.3)
+    if how == "flip":
+        data = bytearray(text.encode("utf-8"))
+        for _ in range(1 + len(data) // 200):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        return data.decode("utf-8", errors="replace")
+    if how == "huge line":
+        return text + "\n" + "x" * rng.randrange(10_000, 200_000) + " gfx1100 torch 2.1.0+rocm6.0\n"
+    return "".join(chr(rng.randrange(0, 0x3000)) for _ in range(rng.randrange(2000)))
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(index=st.integers(0, len(REAL) - 1), how=st.sampled_from(["truncate", "drop", "flip", "huge line", "binary"]),
+       seed=st.integers(0, 2**32))
+def test_damaged_real_pastes_are_read_or_refused_never_crash(index: int, how: str, seed: int) -> None:
+    text = _damage(REAL[index], how, random.Random(seed))
+    try:
+        fp = read_paste(text, "paste: fuzz")
+    except InputError as error:
+        assert "\n" not in error.reason
+        return
+    judge(fp, load_dataset())
+
+
+def test_a_one_megabyte_paste_is_read_quickly() -> None:
+    """Not a speed target (those live in benchmarks/pastes.py): a guard against a reader that goes quadratic."""
+    text = "\n".join(REAL) * (1_000_000 // sum(map(len, REAL)) + 1)
+    start = time.perf_counter()
+    read_paste(text[:1_000_000], "paste: big")
+    assert time.perf_counter() - start < 5.0
+
+
+def test_the_word_gates_never_hide_a_match_in_the_real_pastes() -> None:
+    """Each rule and error pattern is tried only on lines holding its word: on every line of every real paste,
+    a line the pattern matches (or a rule yields from) holds that word, and an error line holds a hint word."""
+    from gpuready.probe.paste.clues import _GATED
+    from gpuready.probe.paste.errors import _HINT, _flat
+    from gpuready.probe.paste.segment import clean_lines
+
+    hidden = []
+    for text in REAL:
+        for line in clean_lines(text):
+            lowered = line.lower()
+            for word, pattern, take in _GATED:
+                match = pattern.search(line)
+                if word and word not in lowered and match and list(take(match)):
+                    hidden.append((pattern.pattern[:40], line[:60]))
+            for word, pattern, _ in _flat():
+                if pattern.search(line) and (word and word not in lowered or not _HINT.search(lowered)):
+                    hidden.append((pattern.pattern[:40], line[:60]))
+    assert hidden == []
+
+
+@pytest.mark.parametrize(("pattern", "word"), [
+    (r"^\s*PyTorch version\s*[:：]?\s+(\d\S*)", "pytorch version"),
+    (r"amdgpu.*GPU reset", "gpu reset"),
+    (r"Cannot read .*TensileLibrary.*\.dat", "tensilelibrary"),
+    (r"(HIP|CUDA) out of memory", "out of memory"),
+    (r"foo|bar", ""),
+    (r"devices? found", "device"),
+])
+def test_the_required_word_of_a_pattern(pattern: str, word: str) -> None:
+    from gpuready.probe.paste.prefilter import required_word
+
+    assert required_word(pattern) == word

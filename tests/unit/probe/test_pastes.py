@@ -1,0 +1,71 @@
+"""Every real paste in tests/fixtures/pastes read and judged against what a person labelled in it before gpuready
+read it (the truth files): facts, error lines and the verdict. What is still missed is listed, with why, in
+known-misses.yaml, and held strictly: a listed miss that starts matching fails too, so the list stays true."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+import yaml
+
+from gpuready.compat.load import Dataset, load_dataset
+from tests.paste_truth import PASTES, Scored, cases, evaluate
+
+KNOWN = yaml.safe_load((PASTES / "known-misses.yaml").read_text(encoding="utf-8"))
+CASES = cases(PASTES)
+
+
+@functools.cache
+def _data() -> Dataset:
+    return load_dataset()
+
+
+@functools.cache
+def _scored(case: str) -> Scored:
+    return evaluate(PASTES / f"{case}.txt", _data())
+
+
+def test_there_are_enough_real_pastes_and_each_names_its_source() -> None:
+    assert len(CASES) >= 50
+    for path in CASES:
+        source = yaml.safe_load(path.with_suffix(".source.yaml").read_text(encoding="utf-8"))
+        assert str(source["url"]).startswith("https://"), path.name
+        assert path.with_suffix(".truth.yaml").exists(), path.name
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem[:60] for p in CASES])
+def test_each_paste_is_read_with_its_labelled_facts_and_errors(path) -> None:  # type: ignore[no-untyped-def]
+    scored = _scored(path.stem)
+    assert scored.read, "the paste was not read"
+    known = (KNOWN.get("facts") or {}).get(path.stem, {})
+    wrong = sorted(key for key, ok in scored.fields.items() if not ok and key not in known)
+    fixed = sorted(key for key in known if scored.fields.get(key))
+    assert wrong == [], f"labelled facts read wrong or not at all: {wrong}"
+    assert fixed == [], f"listed as missed in known-misses.yaml but now read right: {fixed} (remove them)"
+    missing_errors = sorted(code for code, ok in scored.errors.items() if not ok)
+    assert missing_errors == [], f"labelled error lines not recognised: {missing_errors}"
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem[:60] for p in CASES])
+def test_each_paste_gets_the_verdict_its_reader_gave(path) -> None:  # type: ignore[no-untyped-def]
+    scored = _scored(path.stem)
+    assert not scored.false_ready, f"READY where the paste shows a problem or leaves things unknown: {scored.codes}"
+    if path.stem in (KNOWN.get("verdicts") or {}):
+        assert not scored.agrees, "listed as a known disagreement but now agrees: remove it from known-misses.yaml"
+    else:
+        assert scored.agrees, f"{scored.verdict} (expected {scored.expected_verdict}); findings {scored.codes}"
+
+
+def test_the_known_misses_name_real_cases() -> None:
+    stems = {p.stem for p in CASES}
+    assert set(KNOWN.get("facts") or {}) <= stems
+    assert set(KNOWN.get("verdicts") or {}) <= stems
+
+
+def test_overall_accuracy_meets_the_bar() -> None:
+    scored = [_scored(p.stem) for p in CASES]
+    fields = [ok for s in scored for ok in s.fields.values()]
+    assert sum(s.read for s in scored) == len(scored)
+    assert sum(fields) / len(fields) >= 0.95
+    assert sum(s.agrees for s in scored) / len(scored) >= 0.90
