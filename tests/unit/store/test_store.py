@@ -161,7 +161,13 @@ def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         return
     pgserver = pytest.importorskip("pgserver", reason="no PostgreSQL: set GPUREADY_TEST_POSTGRES or install pgserver")
     pytest.importorskip("psycopg")
-    server = pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
+    for attempt in range(3):  # initdb/pg_ctl start can lose a race on a loaded machine: try a fresh directory
+        try:
+            server = pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
+            break
+        except Exception:  # pgserver raises its own and subprocess errors
+            if attempt == 2:
+                raise
     yield server.get_uri()
     server.cleanup()
 
