@@ -126,7 +126,7 @@ class ScoredRepo:
     reported: list[tuple[str, bool]] = field(default_factory=list)
     """Each blocker/warning the scan reported (path:line) -> it is a labelled place."""
     false_blockers: list[str] = field(default_factory=list)
-    """Blockers reported on a project labelled portable."""
+    """Blockers reported on a project labelled portable, in files where the labels have no blocker."""
 
     @property
     def agrees(self) -> bool:
@@ -147,6 +147,7 @@ def score(label: Label, findings: Sequence[Finding], verdict: str) -> ScoredRepo
                                                 len(item.get("lines") or ()) >= 10 and line > max(item["lines"]))
                       for item in label.findings)
         scored.reported.append((f"{path}:{line} {finding.code}", matched))
-        if label.verdict == "portable" and finding.severity is Severity.BLOCKER:
+        if label.verdict == "portable" and finding.severity is Severity.BLOCKER and not any(
+                path == item["path"] and item.get("severity") == "blocker" for item in label.findings):
             scored.false_blockers.append(f"{path}:{line} {finding.code}")
     return scored

@@ -18,17 +18,19 @@ else:  # Python 3.10
 from gpuready.scanner.hits import Hit
 
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
-_CUDA_LOCAL = re.compile(r"\+cu\d{2,3}\b")
+_CUDA_LOCAL = re.compile(r"\+cu\d{2,3}\b|^\s*(jax|jaxlib)\s*\[\s*cuda\d*(_\w+)?\s*\]|"
+                         r"^\s*tensorflow\s*\[\s*and-cuda\s*\]|"
+                         r"^\s*(pytorch-cuda|cudatoolkit|cuda-toolkit|cuda-runtime|cuda-nvcc)\b")
 _CUDA_INDEX = re.compile(r"(download\.pytorch\.org/whl/cu\d+|/cu\d{2,3}(/|$)|nvidia\.com|cuda\d*)", re.IGNORECASE)
 
 
-def _requirement(text: str, line: int) -> list[Hit]:
+def _requirement(text: str, line: int, optional: bool = False) -> list[Hit]:
     hits = []
     match = _NAME.match(text)
     if match:
-        hits.append(Hit("requirement", line, text.strip()))
+        hits.append(Hit("requirement", line, text.strip(), optional))
         if _CUDA_LOCAL.search(text):
-            hits.append(Hit("requirement.cuda_local_version", line, text.strip()))
+            hits.append(Hit("requirement.cuda_local_version", line, text.strip(), optional))
     return hits
 
 
@@ -61,17 +63,17 @@ def _line_of(text: str, needle: str) -> int:
 def analyse_pyproject(text: str) -> list[Hit]:
     """[project] dependencies and optional-dependencies, [tool.poetry.dependencies], uv/pip index settings."""
     data = tomllib.loads(text)
-    requirements: list[str] = []
+    requirements: list[tuple[str, bool]] = []
     project = data.get("project") or {}
-    requirements += list(project.get("dependencies") or [])
+    requirements += [(r, False) for r in project.get("dependencies") or []]
     for group in (project.get("optional-dependencies") or {}).values():
-        requirements += list(group or [])
+        requirements += [(r, True) for r in group or []]
     poetry = ((data.get("tool") or {}).get("poetry") or {})
-    requirements += [name for name in (poetry.get("dependencies") or {}) if name.lower() != "python"]
+    requirements += [(name, False) for name in (poetry.get("dependencies") or {}) if name.lower() != "python"]
     hits: list[Hit] = []
-    for requirement in requirements:
+    for requirement, optional in requirements:
         if isinstance(requirement, str):
-            hits += _requirement(requirement, _line_of(text, requirement))
+            hits += _requirement(requirement, _line_of(text, requirement), optional)
     for index in ((data.get("tool") or {}).get("uv") or {}).get("index") or []:
         url = index.get("url", "") if isinstance(index, dict) else ""
         if url and _CUDA_INDEX.search(url) and "rocm" not in url:
@@ -102,7 +104,8 @@ def analyse_setup_py(text: str) -> list[Hit]:
             for keyword in node.keywords:
                 if keyword.arg in ("install_requires", "extras_require", "setup_requires"):
                     for requirement in _literal_strings(keyword.value):
-                        hits += _requirement(requirement, getattr(keyword.value, "lineno", node.lineno))
+                        hits += _requirement(requirement, _line_of(text, requirement) or getattr(
+                            keyword.value, "lineno", node.lineno), keyword.arg == "extras_require")
     return hits
 
 
@@ -117,14 +120,31 @@ def analyse_setup_cfg(text: str) -> list[Hit]:
         if parser.has_option(section, key):
             for requirement in parser.get(section, key).splitlines():
                 if requirement.strip():
-                    hits += _requirement(requirement.strip(), _line_of(text, requirement.strip()))
+                    hits += _requirement(requirement.strip(), _line_of(text, requirement.strip()),
+                                         section != "options")
+    return hits
+
+
+def analyse_cog(text: str) -> list[Hit]:
+    """Replicate's cog.yaml: build.python_packages are requirements."""
+    data = yaml.safe_load(text) or {}
+    build = data.get("build") if isinstance(data, dict) else None
+    packages = build.get("python_packages") if isinstance(build, dict) else None
+    hits: list[Hit] = []
+    for requirement in packages or []:
+        if isinstance(requirement, str):
+            hits += _requirement(requirement, _line_of(text, requirement))
     return hits
 
 
 def analyse_environment_yml(text: str) -> list[Hit]:
-    """conda environment.yml: dependencies and the nested pip list."""
+    """conda environment.yml: dependencies (the CUDA toolkit and pytorch-cuda too), the nvidia channel, and the
+    nested pip list."""
     data = yaml.safe_load(text) or {}
     hits: list[Hit] = []
+    channels = data.get("channels") if isinstance(data, dict) else None
+    if isinstance(channels, list) and "nvidia" in [str(c) for c in channels]:
+        hits.append(Hit("requirement.cuda_index_url", _line_of(text, "nvidia"), "conda channel nvidia"))
     for dependency in (data.get("dependencies") or []) if isinstance(data, dict) else []:
         entries = dependency.get("pip") if isinstance(dependency, dict) else [dependency]
         for entry in entries or []:

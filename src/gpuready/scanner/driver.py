@@ -6,7 +6,7 @@ from gpuready import __version__
 from gpuready.errors import InputError
 from gpuready.model import CheckResult, CheckStatus, Run, RunKind, make_run
 from gpuready.model.config import ScanConfig
-from gpuready.model.outcome import make_outcome, portability
+from gpuready.model.outcome import Verdict, make_outcome
 from gpuready.scanner.engine import ScanReport, scan_tree
 from gpuready.scanner.kb import KnowledgeBase
 
@@ -20,7 +20,17 @@ def coverage_result(report: ScanReport) -> CheckResult:
                        metrics={"files": float(report.files), "lines": float(report.lines),
                                 "cached": float(report.cached), "skipped": float(len(report.skipped)),
                                 **{k: float(v) for k, v in report.stats.items()}},
-                       details={"root": report.root})
+                       details={"root": report.root, "verdict": report.verdict,
+                                **{f"component {name}": verdict for name, verdict in report.components.items()}})
+
+
+_VERDICTS = {"blocked": Verdict.BLOCKED, "needs alternatives": Verdict.NEEDS_ALTERNATIVES, "portable": Verdict.PORTABLE}
+
+
+def components(run: Run) -> dict[str, str]:
+    """The verdicts of the parts outside the core (tests, ci, ``feature <package>`` ...) of a scan Run."""
+    details = next((dict(r.details) for r in run.results if r.check_id == TREE_RESULT), {})
+    return {k.removeprefix("component "): v for k, v in details.items() if k.startswith("component ")}
 
 
 def run_scan(config: ScanConfig, kb: KnowledgeBase) -> Run:
@@ -31,9 +41,11 @@ def run_scan(config: ScanConfig, kb: KnowledgeBase) -> Run:
             report.skipped) else ""
         raise InputError("nothing to scan: no Python, requirements, build or kernel source files here" + unread,
                          source=str(config.path))
-    verdict = portability(report.findings)
+    verdict = _VERDICTS[report.verdict]
     outcome = make_outcome(verdict, report.findings)
-    summary = f"{outcome.summary} in {report.files} files ({report.lines:,} lines)"
+    others = "; ".join(f"{name}: {value}" for name, value in report.components.items() if value != "portable")
+    summary = f"{outcome.summary} in {report.files} files ({report.lines:,} lines)" + (
+        f"; outside the core: {others}" if others else "")
     return make_run(RunKind.SCAN, __version__, findings=report.findings, results=[coverage_result(report)],
                     outcome=make_outcome(verdict, report.findings, summary=summary), tags=(f"root:{config.path}",))
 

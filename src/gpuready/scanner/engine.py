@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -14,8 +15,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion
+
 from gpuready.model import Finding, Severity
+from gpuready.scanner.build_files import (
+    analyse_ci,
+    analyse_cmake,
+    analyse_dockerfile,
+    analyse_gitmodules,
+    analyse_makefile,
+)
+from gpuready.scanner.cfamily import analyse_cfamily, uses_cuda
+from gpuready.scanner.components import (
+    CI,
+    DECIDING,
+    OPTIONAL,
+    component_of,
+    core_subprojects,
+    optional_modules,
+    own_packages,
+    requirements_component,
+    subprojects,
+)
 from gpuready.scanner.dependencies import (
+    analyse_cog,
     analyse_environment_yml,
     analyse_pyproject,
     analyse_requirements,
@@ -24,15 +48,16 @@ from gpuready.scanner.dependencies import (
 )
 from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
-from gpuready.scanner.kernels import analyse_kernel, includes_cuda
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "1"
+SCANNER_VERSION = "2"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
 KERNEL_SUFFIXES = {".cu", ".cuh"}
-CPP_SUFFIXES = {".cpp", ".cc", ".cxx", ".h", ".hpp", ".hh", ".c"}
+CPP_SUFFIXES = {".cpp", ".cc", ".cxx", ".h", ".hpp", ".hh", ".c", ".inl", ".cuinl", ".tcc"}
+MAX_FINDINGS_PER_FILE_RULE = 1
+"""One finding per rule per file (at its first line; the evidence lists the others)."""
 _ORDER = {Severity.BLOCKER: 0, Severity.WARN: 1, Severity.INFO: 2}
 
 
@@ -57,13 +82,33 @@ class ScanReport:
     cached: int
     verdict: str
     stats: dict[str, float] = field(default_factory=dict)
+    components: dict[str, str] = field(default_factory=dict)
+    """Verdict per part that does not decide the project verdict: tests, examples, ci, ``feature <package>`` ..."""
 
 
 def classify(path: Path) -> str | None:
     """Which analyser reads this file, if any."""
     name, suffix = path.name.lower(), path.suffix.lower()
+    parts = {p.lower() for p in path.parts[:-1]}
     if name == "setup.py":
         return "setup_py"
+    if name == "cmakelists.txt" or suffix == ".cmake":
+        return "cmake"
+    if name in ("makefile", "gnumakefile") or suffix == ".mk":
+        return "makefile"
+    if name.startswith("dockerfile") or suffix in (".dockerfile", ".def"):
+        return "dockerfile"
+    if name == ".gitmodules":
+        return "gitmodules"
+    if name == "cog.yaml":
+        return "cog"
+    if suffix in (".yml", ".yaml") and (parts & {".github", ".circleci", ".gitlab", ".buildkite"} or name in (
+            ".gitlab-ci.yml", "azure-pipelines.yml", ".travis.yml")):
+        return "ci"
+    if suffix == ".sh":
+        return "ci"
+    if suffix == ".hip":
+        return "hip"
     if suffix == ".py":
         return "python"
     if suffix == ".txt" and ("requirements" in name or "constraints" in name or path.parent.name == "requirements"):
@@ -72,7 +117,7 @@ def classify(path: Path) -> str | None:
         return "pyproject"
     if name == "setup.cfg":
         return "setup_cfg"
-    if name in ("environment.yml", "environment.yaml") or (suffix in (".yml", ".yaml") and name.startswith("conda")):
+    if suffix in (".yml", ".yaml") and ("environment" in name or name.startswith("conda")):
         return "environment"
     if suffix in KERNEL_SUFFIXES:
         return "kernel"
@@ -112,8 +157,22 @@ def analyse_text(kind: str, text: str, kernel_rules: Sequence[tuple[str, str]]) 
         return analyse_setup_cfg(text)
     if kind == "environment":
         return analyse_environment_yml(text)
-    if kind == "kernel" or (kind == "cpp" and includes_cuda(text)):
-        return analyse_kernel(text, [r for r in compiled if r[0].startswith("kernel.")])
+    if kind == "cog":
+        return analyse_cog(text)
+    if kind == "kernel" or (kind == "cpp" and uses_cuda(text)):
+        return analyse_cfamily(text, [r for r in compiled if r[0].startswith("kernel.")])
+    if kind == "cmake":
+        return analyse_cmake(text)
+    if kind == "makefile":
+        return analyse_makefile(text)
+    if kind == "dockerfile":
+        return analyse_dockerfile(text)
+    if kind == "ci":
+        return analyse_ci(text)
+    if kind == "gitmodules":
+        return analyse_gitmodules(text)
+    if kind == "hip":
+        return [Hit("credit.hip_sources", 1, "HIP source file")]
     return []
 
 
@@ -217,6 +276,13 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
         _save_cache(cache_file, key, {**known, **fresh})
     findings: list[Finding] = []
     cached = 0
+    own = own_packages(relative for relative, _, _ in entries)
+    imports = {relative: [(h[2], bool(h[3])) for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", [])
+                          if h[0] == "module_import"]
+               for relative, kind, digest in entries if kind in ("python", "setup_py")}
+    nested = subprojects(relative for relative, _, _ in entries)
+    core = core_subprojects(imports, nested)
+    layout = Layout(optional_modules(imports), tuple(p for p in nested if p not in core))
     for relative, _, digest in entries:
         record = fresh.get(digest) or known.get(digest)
         if digest in known and digest not in fresh:
@@ -227,14 +293,48 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
             skipped.append(SkippedFile(relative, record["error"]))
             continue
         if record["hits"]:
-            findings += findings_for(relative, [Hit(*h) for h in record["hits"]], kb)
+            findings += findings_for(relative, [Hit(*h) for h in record["hits"]], kb, own, layout)
+    if any(f.code == "scan.credit.shfl_remap" for f in findings):  # the project maps masked shuffles for ROCm
+        findings = [f for f in findings if f.code != "scan.kernel.full_warp_mask"]
+    findings = with_stale_pins(findings)
     findings += [Finding(code="scan.file_skipped", severity=Severity.INFO, message=f"not scanned: {s.reason}",
                          evidence={"reason": s.reason}, location=s.path) for s in skipped]
     findings.sort(key=lambda f: (_ORDER[f.severity], f.location))
     seconds = time.perf_counter() - start
     return ScanReport(root=str(root), findings=tuple(findings), skipped=tuple(skipped), files=len(entries),
                       lines=lines, seconds=seconds, cached=cached, verdict=verdict(findings),
-                      stats={"lines_per_second": lines / seconds if seconds else 0.0, "workers": workers})
+                      stats={"lines_per_second": lines / seconds if seconds else 0.0, "workers": workers},
+                      components=component_verdicts(findings))
+
+
+_LINKED = {"scan.python.bitsandbytes_config": "bitsandbytes"}
+"""Findings that stand or fall with a package's version."""
+
+
+def with_stale_pins(findings: list[Finding]) -> list[Finding]:
+    """Where the project pins a package below its first ROCm release, every use of that package is a warning."""
+    stale = {f.code.removeprefix("scan.package.") for f in findings if f.evidence.get("pinned_below_rocm")}
+    if not stale:
+        return findings
+    updated = []
+    for found in findings:
+        package = found.code.removeprefix("scan.package.") if found.code.startswith("scan.package.") else _LINKED.get(
+            found.code)
+        if package in stale and found.severity is Severity.INFO:
+            found = dataclasses.replace(found, severity=Severity.WARN, message=found.message + (
+                f" The project pins {package} below its first version with ROCm support."))
+        updated.append(found)
+    return updated
+
+
+def _pinned_below(requirement: str, first: str) -> bool:
+    """Whether a requirement allows no version from ``first`` on (``bitsandbytes==0.40.0`` against 0.48.0)."""
+    try:
+        specifier = Requirement(requirement.split(";")[0].strip()).specifier
+        return bool(str(specifier)) and not any(specifier.contains(v, prereleases=True)
+                                                for v in (first, "9999", f"{first.split('.')[0]}.9999"))
+    except (InvalidRequirement, InvalidVersion, ValueError):
+        return False
 
 
 def requirement_name(requirement: str) -> str:
@@ -243,43 +343,115 @@ def requirement_name(requirement: str) -> str:
     return match.group(1) if match else requirement.strip()
 
 
-def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase) -> list[Finding]:
-    """Turn one file's hits into findings (one per package per file; one per rule per line)."""
+@dataclass(frozen=True)
+class Layout:
+    """Where the project's optional parts are: sub-packages it imports only guarded or lazily, and sub-projects
+    with their own build."""
+
+    optional_modules: dict[str, str] = field(default_factory=dict)
+    """File path -> the optional feature (module) it belongs to."""
+    subprojects: tuple[str, ...] = ()
+
+    def component(self, relative: str, hit: Hit) -> str:
+        """The part of the project a hit belongs to: a feature (``feature <name>``) or ``core``, ``tests`` ..."""
+        where = component_of(relative)
+        if where not in DECIDING:
+            return where
+        for prefix in self.subprojects:
+            if relative == prefix or relative.startswith(prefix) and prefix.endswith("/"):
+                return f"feature {prefix.rstrip('/')}"
+        if relative in self.optional_modules:
+            return f"feature {self.optional_modules[relative]}"
+        if hit.rule == "requirement":
+            by_file = requirements_component(relative)
+            if by_file is not None:
+                return by_file
+        return OPTIONAL if hit.optional else where
+
+
+def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozenset[str] = frozenset(),
+                 layout: Layout | None = None) -> list[Finding]:
+    """One file's hits as findings: one per package per file, one per rule per file (its first line, the others
+    in the evidence); imports of the project's own packages are no dependency; every finding says which part of
+    the project it is in (evidence ``component``)."""
+    layout = layout or Layout()
     findings: list[Finding] = []
     seen_packages: set[str] = set()
+    by_rule: dict[str, list[Hit]] = {}
     for hit in hits:
-        location = f"{relative}:{hit.line}"
         if hit.rule in ("import", "requirement"):
             if hit.rule == "import":
+                if hit.detail.split(".")[0] in own:
+                    continue
                 entry = kb.by_import(hit.detail)
             else:
                 entry = kb.by_pip_name(requirement_name(hit.detail))
             if entry is None or entry.name in seen_packages:
                 continue
             seen_packages.add(entry.name)
-            severity = Severity.INFO if hit.optional else entry.severity
-            prefix = "optional (guarded) " if hit.optional else ""
+            component = layout.component(relative, hit)
+            feature = f"feature {entry.name}" if component == OPTIONAL else component
+            prefix = "optional (guarded or lazy) " if hit.optional else ""
             how = "imports" if hit.rule == "import" else "requires"
+            stale = hit.rule == "requirement" and bool(entry.rocm_from) and _pinned_below(hit.detail, entry.rocm_from)
             findings.append(Finding(
-                code=f"scan.package.{entry.name}", severity=severity,
-                message=f"{prefix}{how} {entry.name} ({entry.status.value} on ROCm): {entry.message}",
-                evidence={"detail": hit.detail, "status": entry.status.value, "since": entry.since},
-                remedy=entry.alternative, source_url=entry.source, location=location))
+                code=f"scan.package.{entry.name}", severity=Severity.WARN if stale and entry.severity is Severity.INFO
+                else entry.severity,
+                message=f"{prefix}{how} {entry.name} ({entry.status.value} on ROCm): {entry.message}" + (
+                    f" This requirement allows no version from {entry.rocm_from} on." if stale else ""),
+                evidence={"detail": hit.detail, "status": entry.status.value, "since": entry.since,
+                          "component": feature, **({"pinned_below_rocm": entry.rocm_from} if stale else {})},
+                remedy=entry.alternative, source_url=entry.source, location=f"{relative}:{hit.line}"))
             continue
-        rule = kb.rule(hit.rule)
+        by_rule.setdefault(hit.rule, []).append(hit)
+    for rule_id, rule_hits in by_rule.items():
+        rule = kb.rule(rule_id)
         if rule is None:
             continue
+        first = rule_hits[0]
+        lines = sorted({h.line for h in rule_hits})
+        component = layout.component(relative, first)
+        evidence = {"detail": first.detail, "component": component}
+        if len(lines) > 1:
+            evidence["lines"] = ", ".join(map(str, lines[:20])) + (f" (+{len(lines) - 20} more)" if len(lines) > 20
+                                                                   else "")
         findings.append(Finding(code=f"scan.{rule.id}", severity=rule.severity, message=rule.message,
-                                evidence={"detail": hit.detail}, remedy=rule.alternative, source_url=rule.source,
-                                location=location))
+                                evidence=evidence, remedy=rule.alternative, source_url=rule.source,
+                                location=f"{relative}:{first.line}"))
     return findings
 
 
-def verdict(findings: Sequence[Finding]) -> str:
-    """``blocked`` (a blocker), ``needs alternatives`` (a warning), or ``portable``."""
-    severities = {f.severity for f in findings if f.code != "scan.file_skipped"}
+_NOT_DECIDING = ("scan.build.dockerfile_cuda_base", "scan.ci.", "scan.file_skipped", "scan.credit.")
+"""Containers and CI are deployment: they do not decide whether the project runs on ROCm."""
+
+
+def _worst(findings: Sequence[Finding]) -> str:
+    severities = {f.severity for f in findings}
     if Severity.BLOCKER in severities:
         return "blocked"
     if Severity.WARN in severities:
         return "needs alternatives"
     return "portable"
+
+
+def deciding(finding: Finding) -> bool:
+    """Whether a finding decides the project verdict: in the core code or the build, not a container or CI."""
+    return finding.evidence.get("component", "core") in DECIDING and not finding.code.startswith(_NOT_DECIDING)
+
+
+def verdict(findings: Sequence[Finding]) -> str:
+    """The project's: ``blocked`` (a blocker), ``needs alternatives`` (a warning), or ``portable``, from the core
+    code and the build (tests, examples, CI, containers and optional features have their own verdicts)."""
+    return _worst([f for f in findings if deciding(f)])
+
+
+def component_verdicts(findings: Sequence[Finding]) -> dict[str, str]:
+    """The verdict of each part that does not decide the project's: ``tests``, ``ci``, ``feature flash-attn`` ..."""
+    parts: dict[str, list[Finding]] = {}
+    for found in findings:
+        if found.code.startswith(("scan.file_skipped", "scan.credit.")) or deciding(found):
+            continue
+        part = found.evidence.get("component", "core")
+        part = CI if found.code.startswith(("scan.ci.", "scan.build.dockerfile")) and part in DECIDING else part
+        parts.setdefault(part, []).append(found)
+    return {part: _worst(found) for part, found in sorted(parts.items())}

@@ -42,6 +42,9 @@ class PackageEntry:
     source: str
     read: datetime.date
     since: str = ""
+    rocm_from: str = ""
+    """The first version with ROCm support, as a version (``0.48.0``): a requirement that excludes it is judged as
+    a CUDA-only pin."""
     confirmed: bool = True
     notes: str = ""
 

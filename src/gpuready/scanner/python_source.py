@@ -5,10 +5,26 @@ from __future__ import annotations
 import ast
 import re
 
+from gpuready.scanner.build_files import nvcc_flag
 from gpuready.scanner.hits import Hit
 
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "OSError", "RuntimeError"}
-_FLAG = re.compile(r"(available|has_|_has|enable|use_|is_|installed|supported|flag|HAS_|USE_|IS_)", re.IGNORECASE)
+_FLAG = re.compile(r"(?i:available|has_|_has|enable|use_|is_|installed|supported|flag|getenv|environ|can_|_import)|"
+                   r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
+"""An if-test on one of these guards an import: the import is allowed to fail (an ALL_CAPS_NAME is a config flag)."""
+_SWITCH = re.compile(r"getenv|environ|\b(?!CUDA_|TORCH_CUDA|ROCM_|HIP_)[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
+"""An if-test on one of these is a feature switch for code too: an environment variable or a config constant."""
+_ROCM_TEST = re.compile(r"version\.hip|\bis_hip\b|\bIS_HIP\w*|\bIS_ROCM\b|\bis_rocm\b|\bIS_AMD\b|\bis_amd\b|"
+                        r"\bHIP_BUILD\b|\bUSE_ROCM\b|\bBUILD_FOR_ROCM\b|['\"]rocm['\"]|['\"]hip['\"]")
+_CUDA_TEST = re.compile(r"\bIS_NVIDIA\w*|\bis_nvidia\w*|version\.cuda|\bis_cuda\b|\bIS_CUDA\b|\bIS_HOPPER\b|"
+                        r"\bIS_BLACKWELL\b|\bis_hopper\b|\bis_blackwell\b|\bIS_SM\d+|['\"]cuda['\"]\s*==\s*\w*backend")
+_MENTIONS_ROCM = re.compile(r"ROCM_HOME|ROCM_PATH|version\.hip|is_hip|IS_HIP|PYTORCH_ROCM_ARCH|USE_ROCM|IS_ROCM|"
+                            r"BUILD_TARGET|hipcc|offload-arch|HIP_BUILD|IS_AMD\b|is_amd\b|rocm-smi|amd-smi|gcnArchName")
+"""A file that says one of these handles ROCm itself."""
+_CREDITED = {"python.version_cuda", "python.nvcc_call", "python.cuda_home", "python.cuda_arch_list",
+             "python.capability_gate", "triton.inline_asm", "python.nvidia_smi_call", "build.nvcc_flags"}
+"""Rules whose hits in a file that handles ROCm, or in a CUDA-only branch, are the project's CUDA path next to its
+ROCm one: credited, not reported."""
 _SUBPROCESS_CALLS = {"run", "call", "check_call", "check_output", "Popen", "system", "popen", "getoutput",
                      "getstatusoutput"}
 
@@ -35,6 +51,20 @@ def _handler_catches_import_error(handler: ast.ExceptHandler) -> bool:
     return any(dotted(n).split(".")[-1] in _IMPORT_ERRORS for n in names)
 
 
+def _misbranches_on_rocm(node: ast.Compare) -> bool:
+    """Whether a capability comparison can take an NVIDIA-only path on AMD, whose GPUs report gfx-derived
+    capabilities (MI300X (9, 4), MI200 (9, 0), RDNA3 (11, 0)): a test for Ampere or older (``>= 8``, ``< 8``) is
+    passed or failed as on a recent NVIDIA GPU, a test for Hopper or Blackwell (``>= 9``, ``== 9``, ``>= 10``) or an
+    exact match is not."""
+    numbers = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, int)
+               and not isinstance(n.value, bool)]
+    majors = [n for n in numbers if n >= 1]
+    if not majors:
+        return True
+    exact = any(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops)
+    return exact or max(majors) >= 9
+
+
 def _strings(node: ast.AST) -> list[str]:
     return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
@@ -43,21 +73,67 @@ class _Visitor(ast.NodeVisitor):
     def __init__(self, text: str) -> None:
         self.hits: list[Hit] = []
         self.guard_depth = 0
+        self.switch_depth = 0
+        self.function_depth = 0
+        self.cuda_branch_depth = 0
+        self.try_depth = 0
+        self.credited = False
+        self.nvcc_flag_seen = False
         self.capability_names: set[str] = set()
         self.cpp_extension_names = {"CUDAExtension"}
         self.load_names: set[str] = set()
-        self.mentions_rocm = bool(re.search(r"ROCM_HOME|ROCM_PATH|version\.hip|is_hip|IS_HIP|PYTORCH_ROCM_ARCH", text))
+        self.mentions_rocm = bool(_MENTIONS_ROCM.search(text))
 
-    def hit(self, rule: str, node: ast.AST, detail: str = "", optional: bool = False) -> None:
-        self.hits.append(Hit(rule, getattr(node, "lineno", 0), detail, optional))
+    def hit(self, rule: str, node: ast.AST, detail: str = "", optional: bool | None = None) -> None:
+        line = getattr(node, "lineno", 0)
+        if rule in _CREDITED and (self.cuda_branch_depth or self.mentions_rocm):
+            if not self.credited:
+                self.credited = True
+                self.hits.append(Hit("credit.rocm_branch", line, "CUDA-only code in a branch (or build file) that "
+                                                                 "also handles ROCm"))
+            return
+        if optional is None:  # code (not an import) is optional only behind a feature switch or an import guard
+            optional = self.switch_depth > 0 or self.try_depth > 0 or self.cuda_branch_depth > 0
+        self.hits.append(Hit(rule, line, detail, optional))
+
+    # an import inside a function belongs to the feature that calls it, not to importing the module
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self.function_depth += 1
+        self.generic_visit(node)
+        self.function_depth -= 1
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self.function_depth += 1
+        self.generic_visit(node)
+        self.function_depth -= 1
+
+    @property
+    def optional(self) -> bool:
+        return self.guard_depth > 0 or self.function_depth > 0
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and len(node.value) < 300:
+            text = node.value
+            if text == "flash_attention_2":
+                self.hit("python.flash_attention_2_config", node, text)
+            elif text in ("adamw_apex_fused", "apex_fused_adam") or text.startswith("apex.optimizers"):
+                self.hit("python.apex_config", node, text)
+            elif text in ("paged_adamw_32bit", "paged_adamw_8bit", "adamw_bnb_8bit", "adamw_8bit", "paged_lion_8bit",
+                          "paged_lion_32bit", "lion_8bit", "paged_adam_32bit"):
+                self.hit("python.bitsandbytes_config", node, text)
+            elif text.startswith("-") and nvcc_flag(text) and not self.nvcc_flag_seen:
+                self.nvcc_flag_seen = True  # one per file: the flags come in lists
+                self.hit("build.nvcc_flags", node, text[:80])
 
     # imports and the guards around them
     def visit_Try(self, node: ast.Try) -> None:
         guarded = any(_handler_catches_import_error(h) for h in node.handlers)
         self.guard_depth += guarded
+        self.try_depth += guarded
         for statement in node.body:
             self.visit(statement)
         self.guard_depth -= guarded
+        self.try_depth -= guarded
         for part in (*node.handlers, *node.orelse, *node.finalbody):
             self.visit(part)
 
@@ -65,22 +141,37 @@ class _Visitor(ast.NodeVisitor):
         self.visit_Try(node)  # type: ignore[arg-type]
 
     def visit_If(self, node: ast.If) -> None:
-        flag = bool(_FLAG.search(ast.unparse(node.test)))
+        test = ast.unparse(node.test)
+        flag = bool(_FLAG.search(test))
+        rocm, cuda = bool(_ROCM_TEST.search(test)), bool(_CUDA_TEST.search(test))
+        negated = test.lstrip().startswith("not ")
+        body_cuda = (cuda and not rocm) != negated if rocm != cuda else False
+        else_cuda = (rocm and not cuda) != negated if rocm != cuda else False
+        switch = bool(_SWITCH.search(test))
         self.visit(node.test)
         self.guard_depth += flag
+        self.switch_depth += switch
+        self.cuda_branch_depth += body_cuda
         for statement in node.body:
             self.visit(statement)
         self.guard_depth -= flag
+        self.switch_depth -= switch
+        self.cuda_branch_depth -= body_cuda
+        self.cuda_branch_depth += else_cuda
         for statement in node.orelse:
             self.visit(statement)
+        self.cuda_branch_depth -= else_cuda
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            self.hit("import", node, alias.name, self.guard_depth > 0)
+            self.hit("import", node, alias.name, self.optional)
+            self.hit("module_import", node, alias.name, self.optional)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        names = ",".join(alias.name for alias in node.names if alias.name != "*")
+        self.hit("module_import", node, f"{'.' * node.level}{node.module or ''}|{names}", self.optional)
         if node.level == 0 and node.module:
-            self.hit("import", node, node.module, self.guard_depth > 0)
+            self.hit("import", node, node.module, self.optional)
             if node.module == "torch.utils.cpp_extension":
                 for alias in node.names:
                     if alias.name in ("load", "load_inline"):
@@ -121,7 +212,8 @@ class _Visitor(ast.NodeVisitor):
             inner = part.value if isinstance(part, ast.Subscript) else part
             if isinstance(inner, ast.Call) and dotted(inner.func).endswith("get_device_capability") or (
                     isinstance(inner, ast.Name) and inner.id in self.capability_names):
-                self.hit("python.capability_gate", node, ast.unparse(node)[:120])
+                if _misbranches_on_rocm(node):
+                    self.hit("python.capability_gate", node, ast.unparse(node)[:120])
                 break
         self.generic_visit(node)
 
@@ -138,11 +230,14 @@ class _Visitor(ast.NodeVisitor):
         function = dotted(node.func)
         last = function.split(".")[-1]
         keywords = {k.arg: k.value for k in node.keywords if k.arg}
-        if last in self.cpp_extension_names and last != "":
-            self.hit("python.cpp_extension_cuda", node, function)
-        elif (last in self.load_names or function.endswith(("cpp_extension.load", "cpp_extension.load_inline"))) and (
-                "cuda_sources" in keywords or any(s.endswith((".cu", ".cuh")) for s in _strings(node))):
-            self.hit("python.cpp_extension_cuda", node, function)
+        extension = last in self.cpp_extension_names and last != "" or (
+            last in self.load_names or function.endswith(("cpp_extension.load", "cpp_extension.load_inline"))) and (
+            "cuda_sources" in keywords or any(s.endswith((".cu", ".cuh")) for s in _strings(node)))
+        if extension:
+            if self.mentions_rocm:
+                self.hit("credit.rocm_build", node, f"{function} next to a ROCm branch (hipified on ROCm torch)")
+            else:
+                self.hit("python.cpp_extension_cuda", node, function, self.optional)
         if last == "init_process_group":
             backend = keywords.get("backend") or (node.args[0] if node.args else None)
             if isinstance(backend, ast.Constant) and isinstance(backend.value, str) and "nccl" in backend.value:

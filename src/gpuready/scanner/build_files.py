@@ -1,0 +1,85 @@
+"""Build, container and CI files: CMake and Makefiles that build only with nvcc, Dockerfiles on NVIDIA base images,
+CI that installs CUDA wheels or the CUDA toolkit, submodules of NVIDIA-only libraries. Line rules, pure.
+
+A file that also names a HIP/ROCm path (``enable_language(HIP)``, ``hipcc``, ``USE_ROCM``, a ``rocm`` index) gets a
+credit for it instead of a finding for the CUDA half.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuready.scanner.hits import Hit
+
+_ROCM = re.compile(r"\b(hipcc|HIP|hip|ROCM|ROCm|rocm|USE_ROCM|amdgpu|gfx\d{3,4}|offload-arch)\b")
+_CMAKE = re.compile(r"enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bLANGUAGES\b[^)]*\bCUDA\b|"
+                    r"find_package\s*\(\s*CUDA(Toolkit)?\b|\bCUDA_ARCHITECTURES\b|\bCUDA::(cublas|cublasLt|cudart|"
+                    r"cufft|curand|cusparse|cusolver|nvrtc|cuda_driver|nvToolsExt|nvtx3)\b|\bcuda_add_(library|executable)\b",
+                    re.IGNORECASE)
+_NVCC_FLAG = re.compile(r"(-gencode\b|--generate-code\b|--expt-relaxed-constexpr|--expt-extended-lambda|"
+                        r"--ptxas-options|-Xptxas\b|-Xcompiler\b|-diag-suppress|--diag-suppress|--use_fast_math|"
+                        r"-arch=sm_\d+|-arch=compute_\d+|--gpu-architecture|-code=sm_\d+|-lcublasLt\b|-lcudnn\b|"
+                        r"-lcuda\b|-lnvrtc\b|-lcublas\b|-lcurand\b|-lcusparse\b)")
+_NVCC = re.compile(r"\bnvcc\b|NVCC\b|CUDA_HOME|CUDA_PATH|/usr/local/cuda")
+_DOCKER_BASE = re.compile(r"^\s*(FROM|From:)\s+(--platform=\S+\s+)?(docker://)?(nvidia/cuda|nvcr\.io/|"
+                          r"pytorch/pytorch:\S*cuda|\S*/cuda:\d)", re.IGNORECASE)
+_NGC = re.compile(r"\bnvcr\.io/nvidia/")
+_CUDA_WHEELS = re.compile(r"download\.pytorch\.org/whl/(nightly/)?cu\d{2,3}\b|\+cu\d{2,3}\b|Jimver/cuda-toolkit|"
+                          r"cuda-toolkit@|\bnvidia-(cublas|cudnn|cuda-runtime|cuda-nvrtc|nccl|cusparse)-cu\d+|"
+                          r"--index-url\s+\S*/cu\d{3}\b|\bapt(-get)?\s+install\b[^\n]*\bcuda-(toolkit|nvcc|libraries)")
+_SUBMODULE = re.compile(r"url\s*=\s*\S*(NVIDIA/cutlass|NVIDIA/cccl|NVIDIA/cub|NVlabs/cub|NVIDIA/thrust|"
+                        r"NVIDIA/TensorRT|NVIDIA/nvbench|NVIDIA/cudnn-frontend|NVIDIA/nccl\b|flashinfer-ai/flashinfer)",
+                        re.IGNORECASE)
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    return [(n, line) for n, line in enumerate(text.splitlines(), start=1)
+            if line.strip() and not line.lstrip().startswith("#")]
+
+
+def analyse_cmake(text: str) -> list[Hit]:
+    """CMakeLists.txt / *.cmake: a CUDA-language build with no HIP path."""
+    has_hip = bool(re.search(r"enable_language\s*\(\s*HIP|find_package\s*\(\s*(hip|HIP|ROCM)|USE_ROCM|hipcc|"
+                             r"LANGUAGES[^)]*\bHIP\b", text))
+    hits = [Hit("build.cmake_cuda", n, line.strip()[:160]) for n, line in _lines(text) if _CMAKE.search(line)]
+    if has_hip:
+        return [Hit("credit.rocm_build", hits[0].line, "the CMake build also has a HIP path")] if hits else []
+    return hits[:1] + [h for h in hits[1:] if "CUDA::" in h.detail or "enable_language" in h.detail]
+
+
+def analyse_makefile(text: str) -> list[Hit]:
+    """Makefile / *.mk: nvcc with nvcc-only flags and no hipcc path."""
+    if not _NVCC.search(text):
+        return []
+    hits = [Hit("build.nvcc_only_makefile", n, line.strip()[:160]) for n, line in _lines(text)
+            if _NVCC_FLAG.search(line)]
+    if _ROCM.search(text):
+        return [Hit("credit.rocm_build", hits[0].line, "the Makefile also builds with hipcc")] if hits else []
+    return hits
+
+
+def analyse_dockerfile(text: str) -> list[Hit]:
+    """Dockerfile / Apptainer definition on an NVIDIA CUDA base image."""
+    return [Hit("build.dockerfile_cuda_base", n, line.strip()[:160]) for n, line in _lines(text)
+            if _DOCKER_BASE.search(line)]
+
+
+def analyse_ci(text: str) -> list[Hit]:
+    """CI workflows and shell scripts: CUDA wheel indexes, +cuXXX pins, the CUDA toolkit, NGC images."""
+    hits = []
+    for number, line in _lines(text):
+        if _CUDA_WHEELS.search(line) and "rocm" not in line.lower():
+            hits.append(Hit("ci.cuda_wheels", number, line.strip()[:160]))
+        elif _NGC.search(line) or _DOCKER_BASE.search(line):
+            hits.append(Hit("build.dockerfile_cuda_base", number, line.strip()[:160]))
+    return hits
+
+
+def analyse_gitmodules(text: str) -> list[Hit]:
+    """.gitmodules: submodules of NVIDIA-only libraries (CUTLASS, CCCL/CUB, TensorRT ...)."""
+    return [Hit("build.gitmodules_cuda", n, line.strip()[:160]) for n, line in _lines(text) if _SUBMODULE.search(line)]
+
+
+def nvcc_flag(text: str) -> bool:
+    """Whether a string (a compiler argument in setup.py) is an nvcc-only flag."""
+    return bool(_NVCC_FLAG.search(text))

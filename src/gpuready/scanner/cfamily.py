@@ -1,0 +1,114 @@
+"""C, C++ and CUDA sources (.cu, .cuh, .inl, and C++ that uses CUDA): the pattern rules matched line by line on the
+code without its comments, with the preprocessor branches that exclude ROCm known.
+
+Code inside a branch that ROCm does not compile (``#ifndef USE_ROCM``, the ``#else`` of ``#if defined(USE_ROCM)``,
+``!defined(__HIP_PLATFORM_AMD__)`` ...) is the project's CUDA path next to its own ROCm path: it is credited, not
+reported. A ``__CUDA_ARCH__`` guard is no ROCm path (HIP does not define it: the code compiles to nothing there).
+Inline assembly whose string starts on the line after ``asm volatile(`` is seen too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from gpuready.scanner.hits import Hit
+
+CUDA_SIGNS = re.compile(r'#\s*include\s*[<"](cuda\w*|cublas\w*|cudnn\w*|cub/|cutlass/|cute/|mma\.h|nvrtc|curand|'
+                        r'cooperative_groups|cusparse|cufft|nvToolsExt|cuda/std)|\b__global__\b|\b__device__\b|'
+                        r'\bthreadIdx\.|\b__shfl\w*_sync\b')
+_ROCM_MACRO = (r"(USE_ROCM|USE_HIP|__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__|"
+               r"TORCH_HIP_VERSION|HIP_VERSION|IS_HIP\w*|BUILD_FOR_ROCM|GPU_HIP|__gfx\w+__|ROCM_\w+|HIPCUB\w*)")
+_IF_ROCM = re.compile(rf"^\s*#\s*(?:ifdef\s+{_ROCM_MACRO}\b|if\s+.*?(?<!!)\bdefined\s*\(?\s*{_ROCM_MACRO}\b|"
+                      rf"if\s+{_ROCM_MACRO}\b)")
+_IF_NOT_ROCM = re.compile(rf"^\s*#\s*(?:ifndef\s+{_ROCM_MACRO}\b|if\s+.*!\s*defined\s*\(?\s*{_ROCM_MACRO}\b|"
+                          rf"if\s+!\s*{_ROCM_MACRO}\b)")
+_IF = re.compile(r"^\s*#\s*if(n?def)?\b")
+_ELIF = re.compile(r"^\s*#\s*elif\b")
+_ELSE = re.compile(r"^\s*#\s*else\b")
+_ENDIF = re.compile(r"^\s*#\s*endif\b")
+_ASM_OPEN = re.compile(r"\basm\s*(?:volatile|__volatile__)?\s*\(\s*$|\basm\s*(?:volatile|__volatile__)\s*$")
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/|'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\"", re.DOTALL)
+
+ROCM, CUDA, NEUTRAL = "rocm", "cuda", "neutral"
+
+
+def uses_cuda(text: str) -> bool:
+    """Whether a C/C++ file pulls in CUDA headers or is device code (so its kernel patterns matter)."""
+    return bool(CUDA_SIGNS.search(text))
+
+
+def without_comments(text: str) -> list[str]:
+    """The source's lines with comments blanked (string literals kept; line numbers unchanged)."""
+    def blank(match: re.Match[str]) -> str:
+        found = match.group(0)
+        if found.startswith(('"', "'")):
+            return found
+        return "\n" * found.count("\n") if found.startswith("/*") else ""
+    return _COMMENT.sub(blank, text).split("\n")
+
+
+def branches(lines: Sequence[str]) -> list[str]:
+    """For each line, whether ROCm compiles it only on ROCm (``rocm``), never (``cuda``) or both (``neutral``),
+    following #if/#ifdef/#ifndef/#elif/#else/#endif on the project's ROCm macros."""
+    stack: list[list[str]] = []  # per open #if: the branch we are in, then every branch taken so far
+    states = []
+    for line in lines:
+        if line.lstrip().startswith("#"):
+            if _IF.match(line):
+                state = ROCM if _IF_ROCM.match(line) else CUDA if _IF_NOT_ROCM.match(line) else NEUTRAL
+                stack.append([state, state])
+            elif _ELIF.match(line) and stack:
+                condition = line.replace("#elif", "#if", 1)
+                state = ROCM if _IF_ROCM.match(condition) else CUDA if _IF_NOT_ROCM.match(condition) else (
+                    CUDA if ROCM in stack[-1][1:] else NEUTRAL)  # after a ROCm branch, the rest is not ROCm's
+                stack[-1] = [state, *stack[-1][1:], state]
+            elif _ELSE.match(line) and stack:
+                taken = stack[-1][1:]
+                state = CUDA if ROCM in taken else ROCM if taken and all(t == CUDA for t in taken) else NEUTRAL
+                stack[-1] = [state, *taken, state]
+            elif _ENDIF.match(line) and stack:
+                stack.pop()
+        current = [frame[0] for frame in stack]
+        states.append(CUDA if CUDA in current else ROCM if ROCM in current else NEUTRAL)
+    return states
+
+
+_WARP_SYNC = re.compile(r"__shfl|__ballot|__syncwarp|__activemask|__any_sync|__all_sync|__reduce_\w+_sync|"
+                        r"__match_\w+_sync|WarpReduce|WarpScan|cub::Warp|tiled_partition")
+_SHFL_REMAP = re.compile(r"^\s*#\s*define\s+__shfl\w*_sync\b")
+WARP_RULES = ("kernel.warp_size_32",)
+"""Rules that matter only in a file with warp-synchronous code (a lane index used for nothing else is harmless)."""
+
+
+def analyse_cfamily(text: str, rules: Sequence[tuple[str, re.Pattern[str]]]) -> list[Hit]:
+    """One hit per rule per line; hits in a branch ROCm does not compile become one credit of the file's own ROCm
+    path (rule ``credit.rocm_branch``)."""
+    lines = without_comments(text)
+    states = branches(lines)
+    has_rocm_branch = ROCM in states or any(_IF_ROCM.match(line) or _IF_NOT_ROCM.match(line) for line in lines)
+    hits: list[Hit] = []
+    credited = False
+    warp_sync = bool(_WARP_SYNC.search(text))
+    for index, line in enumerate(lines):
+        if states[index] == ROCM and _SHFL_REMAP.match(line):
+            hits.append(Hit("credit.shfl_remap", index + 1, "masked shuffles redefined for ROCm"))
+        if not line.strip():
+            continue
+        probe = line
+        if _ASM_OPEN.search(line):  # asm volatile( \n "mma.sync..." : the instruction string is on the next lines
+            probe = line + " " + " ".join(lines[index + 1:index + 3]).strip()
+        for rule_id, pattern in rules:
+            if rule_id in WARP_RULES and not warp_sync or not pattern.search(probe):
+                continue
+            if states[index] == CUDA and has_rocm_branch:
+                if not credited:
+                    hits.append(Hit("credit.rocm_branch", index + 1, "CUDA-only code sits in a branch ROCm does not "
+                                                                     "compile, next to the file's ROCm branch"))
+                    credited = True
+                continue
+            hits.append(Hit(rule_id, index + 1, line.strip()[:160]))
+    if any(state == ROCM for state in states) and not credited:
+        first = states.index(ROCM) + 1
+        hits.append(Hit("credit.rocm_branch", first, "has a ROCm branch"))
+    return hits

@@ -1,0 +1,210 @@
+"""Which part of a project a file belongs to, and which import names are the project's own. From paths alone.
+
+A finding in tests, benchmarks, examples, docs or CI does not decide whether the project itself runs on ROCm; the
+project verdict follows the core code and the build. Optional features (guarded or lazy imports, extras) get their
+own verdicts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import PurePosixPath
+
+CORE, BUILD, OPTIONAL = "core", "build", "optional"
+TESTS, BENCHMARKS, EXAMPLES, DOCS, CI = "tests", "benchmarks", "examples", "docs", "ci"
+DECIDING = frozenset({CORE, BUILD})
+"""Components whose findings decide the project verdict."""
+
+_PARTS = (
+    (TESTS, {"tests", "test", "testing", "unittests", "unit_tests", "integration_tests", "test_utils"}),
+    (BENCHMARKS, {"benchmarks", "benchmark", "bench", "benchmarking", "perf", "profiling"}),
+    (EXAMPLES, {"examples", "example", "demo", "demos", "notebooks", "tutorials", "tutorial", "samples", "sample",
+                "recipes", "playground", "sandbox"}),
+    (DOCS, {"docs", "doc", "documentation", "website"}),
+    (CI, {".github", ".gitlab", ".circleci", ".buildkite", "ci", ".ci", ".jenkins", ".azure-pipelines", "packaging",
+          "release", "conda-recipe", "conda.recipe"}),
+)
+_BUILD_NAMES = re.compile(r"^(setup\.py|setup\.cfg|pyproject\.toml|cmakelists\.txt|.*\.cmake|makefile|.*\.mk|"
+                          r"dockerfile.*|.*\.dockerfile|.*\.def|build\.py|build_.*\.py|\.gitmodules|cog\.yaml|"
+                          r"requirements.*\.txt|environment\.ya?ml|install.*\.sh|build.*\.sh)$")
+
+
+def component_of(path: str) -> str:
+    """``tests``, ``benchmarks``, ``examples``, ``docs``, ``ci``, ``build`` or ``core`` for a path relative to the
+    project root."""
+    pure = PurePosixPath(path.replace("\\", "/"))
+    name = pure.name.lower()
+    folders = [part.lower() for part in pure.parts[:-1]]
+    for component, words in _PARTS:
+        if any(folder in words for folder in folders):
+            return component
+    if name.startswith("test_") or name.endswith(("_test.py", "_tests.py")) or name == "conftest.py":
+        return TESTS
+    if name.startswith(("bench_", "benchmark")):
+        return BENCHMARKS
+    if name.endswith((".md", ".rst")):
+        return DOCS
+    if name in (".gitlab-ci.yml", "jenkinsfile", "azure-pipelines.yml", ".travis.yml"):
+        return CI
+    if _BUILD_NAMES.match(name):
+        return BUILD
+    return CORE
+
+
+_FEATURE_REQUIREMENTS = re.compile(r"^requirements[-_.](?P<feature>[\w\-]+)\.txt$|^(?P<feature2>[\w\-]+)\.txt$")
+_BASE_REQUIREMENTS = {"base", "main", "core", "requirements", "runtime", "install", "common", "prod", "default", "cpu",
+                      "gpu", "cuda"}
+_TEST_REQUIREMENTS = {"dev", "test", "tests", "testing", "ci", "lint", "style", "develop"}
+
+
+def requirements_component(path: str) -> str | None:
+    """``requirements-moe.txt`` is the feature ``moe``, ``requirements-dev.txt`` the tests, ``requirements-docs.txt``
+    the docs; ``requirements.txt`` (and ``requirements/base.txt``) the core. None when the file is no requirements
+    file of that shape."""
+    pure = PurePosixPath(path.replace("\\", "/"))
+    name = pure.name.lower()
+    if name == "requirements.txt":
+        return None
+    in_folder = len(pure.parts) > 1 and pure.parts[-2].lower() == "requirements"
+    match = _FEATURE_REQUIREMENTS.match(name)
+    if match is None or (match.group("feature2") and not in_folder):
+        return None
+    feature = (match.group("feature") or match.group("feature2") or "").lower().removeprefix("requirements-")
+    if feature in _BASE_REQUIREMENTS:
+        return None
+    if feature in _TEST_REQUIREMENTS:
+        return TESTS
+    if feature in ("docs", "doc", "documentation"):
+        return DOCS
+    return f"feature {feature}"
+
+
+def subprojects(paths: Iterable[str]) -> tuple[str, ...]:
+    """Folders below the root that are projects of their own (their own setup.py or pyproject.toml): installed
+    separately, so optional for the project (``gptq/setup_cuda.py`` at the root counts as one too, by name)."""
+    nested: set[PurePosixPath] = set()
+    found = set()
+    root_build = False
+    for path in paths:
+        pure = PurePosixPath(path.replace("\\", "/"))
+        if pure.name in ("setup.py", "pyproject.toml"):
+            if len(pure.parts) == 1:
+                root_build = True
+            else:
+                nested.add(pure.parent)
+        elif len(pure.parts) == 1 and re.fullmatch(r"setup_\w+\.py", pure.name):
+            found.add(pure.name)
+    if not root_build and nested:  # no build at the root: the shallowest nested one is the project itself
+        shallowest = min(len(folder.parts) for folder in nested)
+        nested = {folder for folder in nested if len(folder.parts) > shallowest}
+    return tuple(sorted(found | {f"{folder}/" for folder in nested}))
+
+
+def own_packages(paths: Iterable[str]) -> frozenset[str]:
+    """Import names the project itself provides: every package folder (one with ``__init__.py``) whose parent is
+    not a package, and the modules next to ``setup.py``/``pyproject.toml`` at the root or under ``src/`` (so
+    importing them is never a dependency finding)."""
+    packages: set[PurePosixPath] = set()
+    modules: set[str] = set()
+    for path in paths:
+        pure = PurePosixPath(path.replace("\\", "/"))
+        if pure.name == "__init__.py":
+            packages.add(pure.parent)
+        elif pure.suffix == ".py" and pure.name != "setup.py" and (
+                len(pure.parts) == 1 or len(pure.parts) == 2 and pure.parts[0] in ("src", "python", "lib")):
+            modules.add(pure.stem)
+    top = {folder.name for folder in packages if folder.parent not in packages and folder.name}
+    return frozenset(top | modules)
+
+
+def module_of(path: str) -> str | None:
+    """``src/pkg/sub/mod.py`` -> ``pkg.sub.mod``; ``pkg/__init__.py`` -> ``pkg`` (None for a non-Python file)."""
+    pure = PurePosixPath(path.replace("\\", "/"))
+    if pure.suffix != ".py":
+        return None
+    parts = list(pure.parts)
+    if parts and parts[0] in ("src", "python", "lib") and len(parts) > 1:
+        parts = parts[1:]
+    parts[-1] = parts[-1][:-3]
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts) if parts else None
+
+
+def _absolute(detail: str, module: str, is_package: bool) -> list[str]:
+    """The modules an import names, made absolute: ``..ops|a,b`` in ``pkg.x.y`` -> ``pkg.ops``, ``pkg.ops.a`` ..."""
+    target, _, names = detail.partition("|")
+    level = len(target) - len(target.lstrip("."))
+    target = target.lstrip(".")
+    if level:
+        base = module.split(".") if is_package else module.split(".")[:-1]
+        base = base[: len(base) - (level - 1)] if level > 1 else base
+        target = ".".join([*base, target] if target else base)
+    return [target] + [f"{target}.{name}" for name in names.split(",") if name]
+
+
+def _edges(imports: dict[str, list[tuple[str, bool]]]) -> tuple[dict[str, str], dict[str, list[tuple[str, bool]]]]:
+    """Each Python file's module name, and for each file who imports it (importer, optional)."""
+    modules = {path: module for path in imports if (module := module_of(path))}
+    by_name: dict[str, str] = {}
+    for path, module in sorted(modules.items(), key=lambda item: len(item[0])):
+        by_name.setdefault(module, path)
+    for path in modules:  # a sub-project's package is imported by its own name, not its folder's
+        pieces = PurePosixPath(path).parts
+        for start in range(1, len(pieces) - 1):
+            inner = module_of("/".join(pieces[start:]))
+            if inner:
+                by_name.setdefault(inner, path)
+    edges: dict[str, list[tuple[str, bool]]] = {path: [] for path in modules}
+    for source, pairs in imports.items():
+        if component_of(source) not in DECIDING:
+            continue  # what tests, examples and benchmarks import says nothing about what the project needs
+        module = modules.get(source, "")
+        for detail, optional in pairs:
+            for name in _absolute(detail, module, source.endswith("__init__.py")):
+                parts = name.split(".")
+                for end in range(len(parts), 0, -1):  # importing a.b.c runs a/__init__ and a/b/__init__ too
+                    prefix = ".".join(parts[:end])
+                    if end < len(parts) and module.startswith(prefix + "."):
+                        break  # a package the importer is inside of is loaded already: no edge
+                    target = by_name.get(prefix)
+                    if target is not None and target != source:
+                        edges[target].append((source, optional))
+    return modules, edges
+
+
+def core_subprojects(imports: dict[str, list[tuple[str, bool]]], prefixes: Iterable[str]) -> tuple[str, ...]:
+    """The sub-projects the rest of the project imports unguarded (installed with it: core, not optional)."""
+    _, edges = _edges(imports)
+    found = []
+    for prefix in prefixes:
+        if any(target.startswith(prefix) and not source.startswith(prefix) and not optional
+               for target, incoming in edges.items() for source, optional in incoming):
+            found.append(prefix)
+    return tuple(found)
+
+
+def optional_modules(imports: dict[str, list[tuple[str, bool]]]) -> dict[str, str]:
+    """The project's own modules that are optional: every import of them sits where it may fail (try/except
+    ImportError, behind a flag, inside a function) or in a module that is optional itself. ``imports`` maps each
+    Python file to its (import detail, optional) pairs. Returns file path -> the feature's name (its outermost
+    optional module). A module nothing imports (an entry point, a plugin loaded by name) stays core."""
+    modules, edges = _edges(imports)
+    optional_files: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for path, incoming in edges.items():
+            if path in optional_files or not incoming:
+                continue
+            if all(optional or source in optional_files for source, optional in incoming):
+                optional_files.add(path)
+                changed = True
+    names = {modules[path] for path in optional_files}
+    features = {}
+    for path in optional_files:
+        parts = modules[path].split(".")
+        outer = next(".".join(parts[:end]) for end in range(1, len(parts) + 1) if ".".join(parts[:end]) in names)
+        features[path] = outer
+    return features

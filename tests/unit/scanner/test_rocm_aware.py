@@ -1,0 +1,166 @@
+"""The scanner's ROCm awareness and project layout, on small sources written for the purpose: preprocessor
+branches that ROCm does not compile, Python vendor branches, multi-line inline PTX, components (tests, features,
+sub-projects, optional modules), version-aware pins, build/CI/container files. The real-repository numbers are in
+benchmarks/scan_accuracy.py and tests/unit/scanner/test_scan_corpus.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuready.scanner.build_files import analyse_ci, analyse_cmake, analyse_dockerfile, analyse_gitmodules
+from gpuready.scanner.cfamily import analyse_cfamily, branches, without_comments
+from gpuready.scanner.components import component_of, optional_modules, requirements_component, subprojects
+from gpuready.scanner.engine import scan_tree
+from gpuready.scanner.kb import KnowledgeBase, load_kb
+from gpuready.scanner.kernels import compile_rules
+from gpuready.scanner.python_source import analyse_python
+
+
+@pytest.fixture(scope="module")
+def kb() -> KnowledgeBase:
+    return load_kb()
+
+
+def _rules(kb: KnowledgeBase) -> list:  # type: ignore[type-arg]
+    return compile_rules(kb.patterns.rules, "kernel.")
+
+
+def _rule_lines(text: str, kb: KnowledgeBase) -> list[tuple[str, int]]:
+    return [(h.rule, h.line) for h in analyse_cfamily(text, _rules(kb))]
+
+
+def test_cuda_only_code_next_to_a_rocm_branch_is_credited_not_reported(kb: KnowledgeBase) -> None:
+    text = ("#include <cuda_runtime.h>\n#ifndef USE_ROCM\n  asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(x));\n"
+            "#else\n  x = __lane_id();\n#endif\n")
+    assert _rule_lines(text, kb) == [("credit.rocm_branch", 3)]
+    alone = text.replace("#ifndef USE_ROCM\n", "").replace("#else\n  x = __lane_id();\n#endif\n", "")
+    assert ("kernel.inline_ptx", 2) in _rule_lines(alone, kb)
+
+
+def test_a_cuda_arch_guard_is_no_rocm_path(kb: KnowledgeBase) -> None:
+    text = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n  wmma::mma_sync(c, a, b, c);\n#endif\n"
+    assert ("kernel.mma", 2) in _rule_lines(text, kb)
+
+
+def test_branches_follow_else_elif_and_nesting() -> None:
+    lines = without_comments("#if defined(USE_ROCM)\na\n#elif CUDA_VERSION > 11\nb\n#else\nc\n#endif\n"
+                             "#ifdef __HIP_PLATFORM_AMD__\n#ifdef X\nd\n#endif\n#else\ne\n#endif\n")
+    states = dict(zip(lines, branches(lines), strict=True))
+    assert (states["a"], states["b"], states["c"], states["d"], states["e"]) == (
+        "rocm", "cuda", "cuda", "rocm", "cuda")
+
+
+def test_inline_ptx_whose_string_starts_on_the_next_line(kb: KnowledgeBase) -> None:
+    text = "__device__ void f() {\n  asm volatile(\n      \"mma.sync.aligned.m16n8k16.row.col.f32.bf16\"\n  );\n}\n"
+    assert ("kernel.inline_ptx", 2) in _rule_lines(text, kb)
+
+
+def test_comments_do_not_count_and_lane_math_matters_only_with_warp_sync(kb: KnowledgeBase) -> None:
+    assert _rule_lines("// asm volatile(\"mov.u32 %0, 1;\");\n/* cutlass::gemm */\nint a;\n", kb) == []
+    plain = "__global__ void k() { int off = threadIdx.x % 32; out[off] = 1; }\n"
+    assert _rule_lines(plain, kb) == []
+    assert ("kernel.warp_size_32", 1) in _rule_lines(plain + "float v = __shfl_down_sync(0xffffffff, x, 1);\n", kb)
+
+
+@pytest.mark.parametrize(("line", "rule"), [
+    ("  auto s = cg::reduce(tile, v, cg::plus<float>());", "kernel.cooperative_groups_unsupported"),
+    ("#include <cooperative_groups/reduce.h>", "kernel.cooperative_groups_unsupported"),
+    ("#include <cuda/std/optional>", "kernel.libcudacxx"),
+    ("  cuda::atomic_ref<int> ref(x);", "kernel.libcudacxx"),
+    ("  k<< <grid, block >> >(x);", "kernel.launch_spaced_chevrons"),
+    ("  nvrtcCompileProgram(prog, 0, nullptr);", "kernel.nvrtc"),
+    ("  auto g = cooperative_groups::tiled_partition<32>(block); __shfl_sync(0xffffffff, v, 0);",
+     "kernel.warp_size_32"),
+])
+def test_kernel_classes(line: str, rule: str, kb: KnowledgeBase) -> None:
+    assert rule in {r for r, _ in _rule_lines("#include <cuda_runtime.h>\n" + line + "\n", kb)}
+
+
+def test_python_vendor_branches_and_feature_switches() -> None:
+    branch = analyse_python("import torch\nif torch.version.hip:\n    pass\nelse:\n    print(torch.version.cuda)\n")
+    assert [h.rule for h in branch if not h.rule.endswith("import")] == ["credit.rocm_branch"]
+    switch = analyse_python("import os\nif os.getenv('MY_EXT') == '1':\n"
+                            "    from torch.utils.cpp_extension import load\n    load(name='x', sources=['k.cu'])\n")
+    extension = next(h for h in switch if h.rule == "python.cpp_extension_cuda")
+    assert extension.optional, "an extension built only behind an environment switch is optional"
+
+
+def test_capability_gates_that_misbranch_on_amd_only() -> None:
+    def gates(expression: str) -> int:
+        return sum(h.rule == "python.capability_gate" for h in analyse_python(
+            f"import torch\nok = {expression}\n"))
+    assert gates("torch.cuda.get_device_capability()[0] >= 8") == 0  # Ampere or newer: true on MI200/MI300 too
+    assert gates("torch.cuda.get_device_capability()[0] >= 9") == 1  # Hopper: MI300X (9, 4) passes it wrongly
+    assert gates("torch.cuda.get_device_capability() == (8, 0)") == 1
+
+
+@pytest.mark.parametrize(("path", "component"), [
+    ("tests/test_x.py", "tests"), ("benchmarks/b.py", "benchmarks"), ("examples/a.py", "examples"),
+    ("docs/conf.py", "docs"), (".github/workflows/ci.yml", "ci"), ("packaging/build_conda.py", "ci"),
+    ("setup.py", "build"), ("docker/Dockerfile", "build"), ("pkg/model.py", "core"), ("pkg/test_model.py", "tests"),
+])
+def test_components_from_paths(path: str, component: str) -> None:
+    assert component_of(path) == component
+
+
+def test_requirements_files_name_their_feature() -> None:
+    assert requirements_component("requirements/requirements-moe.txt") == "feature moe"
+    assert requirements_component("requirements-dev.txt") == "tests"
+    assert requirements_component("requirements.txt") is None
+    assert requirements_component("requirements/base.txt") is None
+
+
+def test_sub_projects_and_optional_modules() -> None:
+    assert subprojects(["setup.py", "csrc/ext/setup.py", "setup_cuda.py", "pkg/__init__.py"]) == (
+        "csrc/ext/", "setup_cuda.py")
+    assert subprojects(["lib_a/setup.py", "lib_b/tools/setup.py"]) == ("lib_b/tools/",)  # no root build
+    imports = {
+        "pkg/__init__.py": [(".core|run", False), (".backends.fast|Fast", True)],
+        "pkg/core.py": [],
+        "pkg/backends/__init__.py": [],
+        "pkg/backends/fast.py": [(".helpers|h", False)],
+        "pkg/backends/helpers.py": [],
+        "tests/test_fast.py": [("pkg.backends.fast|Fast", False)],  # tests do not make it core
+    }
+    assert optional_modules(imports) == {"pkg/backends/__init__.py": "pkg.backends",
+                                         "pkg/backends/fast.py": "pkg.backends",
+                                         "pkg/backends/helpers.py": "pkg.backends"}
+
+
+def test_build_ci_and_container_files() -> None:
+    assert [h.rule for h in analyse_cmake("project(x LANGUAGES CXX CUDA)\nfind_package(CUDAToolkit)\n")] == [
+        "build.cmake_cuda"]
+    assert [h.rule for h in analyse_cmake("project(x LANGUAGES CXX CUDA HIP)\nenable_language(HIP)\n")] == [
+        "credit.rocm_build"]
+    assert [h.line for h in analyse_dockerfile("ARG X\nFROM nvcr.io/nvidia/pytorch:24.01-py3\nRUN pip install .\n")
+            ] == [2]
+    assert [h.rule for h in analyse_ci("run: pip install torch --index-url https://download.pytorch.org/whl/cu121\n"
+                                       "run: pip install torch --index-url https://download.pytorch.org/whl/rocm6.2\n")
+            ] == ["ci.cuda_wheels"]
+    assert len(analyse_gitmodules('[submodule "c"]\n  url = https://github.com/NVIDIA/cutlass.git\n')) == 1
+
+
+def test_a_pin_below_the_first_rocm_release_makes_every_use_a_warning(kb: KnowledgeBase, tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("bitsandbytes==0.40.0\n", encoding="utf-8")
+    (tmp_path / "train.py").write_text("import bitsandbytes as bnb\nargs = dict(optim='paged_adamw_32bit')\n",
+                                       encoding="utf-8")
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    severities = {f.code: f.severity.value for f in report.findings}
+    assert severities == {"scan.package.bitsandbytes": "warn", "scan.python.bitsandbytes_config": "warn"}
+    assert report.verdict == "needs alternatives"
+    (tmp_path / "requirements.txt").write_text("bitsandbytes>=0.45\n", encoding="utf-8")
+    assert scan_tree(tmp_path, kb, jobs=1, cache=False).verdict == "portable"
+
+
+def test_the_project_verdict_follows_the_core_and_parts_get_their_own(kb: KnowledgeBase, tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("try:\n    import flash_attn_interface\nexcept ImportError:\n"
+                                                  "    pass\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_k.py").write_text("import pycuda.driver\n", encoding="utf-8")
+    (tmp_path / "Dockerfile").write_text("FROM nvidia/cuda:12.4.0-devel-ubuntu22.04\n", encoding="utf-8")
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    assert report.verdict == "portable"
+    assert report.components == {"ci": "needs alternatives", "feature flash-attn-3": "blocked", "tests": "blocked"}
