@@ -327,3 +327,62 @@ class ErrorData:
 
     as_of: datetime.date
     errors: tuple[ErrorMeaning, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerImage:
+    """A vendor's official container image for one release: what is in it, and where the vendor says so."""
+
+    image: str
+    """Repository as ``docker pull`` takes it: ``rocm/pytorch``, ``nvcr.io/nvidia/pytorch``."""
+    tag: str
+    vendor: Vendor
+    platform_version: str
+    """The ROCm (``7.2.4``) or CUDA (``13.1.0``) release inside the image."""
+    source: str
+    read: datetime.date
+    framework: str = ""
+    """``torch``, ``jax``, ``vllm``; empty for a bare platform image (``rocm/dev-ubuntu-24.04``)."""
+    framework_version: str = ""
+    digest: str = ""
+    """``sha256:...`` as the vendor's page links it (Docker Hub's per-platform image digest); empty when not stated."""
+    os: str = ""
+    """``ubuntu 24.04``."""
+    python: str = ""
+    confirmed: bool = True
+    notes: str = ""
+
+    @property
+    def reference(self) -> str:
+        """``rocm/pytorch:TAG``."""
+        return f"{self.image}:{self.tag}"
+
+    @property
+    def pinned(self) -> str:
+        """``rocm/pytorch:TAG@sha256:...`` where the digest is known (docker and podman pull the digest and ignore
+        the tag), else the tag alone."""
+        return f"{self.reference}@{self.digest}" if self.digest else self.reference
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerRun:
+    """The flags a vendor documents for giving a container its GPUs, per container engine."""
+
+    vendor: Vendor
+    engine: str
+    """``docker`` or ``podman``."""
+    flags: tuple[str, ...]
+    """Arguments between ``run`` and the image, one token each (``--group-add``, ``video``)."""
+    source: str
+    read: datetime.date
+    confirmed: bool = True
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerData:
+    """``containers.yaml``."""
+
+    as_of: datetime.date
+    images: tuple[ContainerImage, ...]
+    runs: tuple[ContainerRun, ...] = ()
