@@ -218,7 +218,8 @@ class TorchData:
 
 @dataclass(frozen=True, slots=True)
 class CudaToolkit:
-    """A CUDA toolkit release and the oldest Linux driver its runtime needs."""
+    """A CUDA toolkit release, the oldest driver its runtime runs on (minor-version compatibility, per platform),
+    and the driver its GA release corresponds to."""
 
     version: Version
     min_driver_linux: str
@@ -226,6 +227,11 @@ class CudaToolkit:
     read: datetime.date
     min_driver_windows: str = ""
     """The oldest Windows driver (WSL 2 uses the Windows driver); empty when not recorded."""
+    driver_linux: str = ""
+    """The Linux x86_64 driver the toolkit's GA release corresponds to (NVIDIA's "Toolkit Driver Version" table):
+    the driver it needs without minor-version compatibility."""
+    driver_windows: str = ""
+    """The same for Windows x86_64; empty where NVIDIA lists none (N/A from CUDA 13)."""
     date: datetime.date | None = None
     confirmed: bool = True
     notes: str = ""
