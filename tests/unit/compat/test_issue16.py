@@ -162,3 +162,28 @@ def test_a_source_that_cannot_be_parsed_is_named_and_the_data_kept(data: Dataset
     found = run(data, recorded(tmp_path), TODAY)
     assert any(f.startswith("AMD supported GPUs and OS tables") for f in found.failed)
     assert found.data is not None and found.data.rocm is data.rocm
+
+
+@pytest.mark.parametrize(("name", "arch", "confirmed"), [
+    ("rx 5500 xt", "gfx1012", True), ("RX 5700 XT", "gfx1010", True), ("rx 5700", "gfx1010", True),
+    ("rx 5600 xt", "gfx1010", False), ("Radeon RX 580 Series", "gfx803", False), ("rx 570", "gfx803", False),
+    ("rx 480", "gfx803", True), ("vega 56", "gfx900", True), ("rx vega 64", "gfx900", True),
+    ("radeon vii", "gfx906", True), ("tesla m40", "sm_52", False), ("gtx 1060", "sm_61", False),
+    ("gtx 1070", "sm_61", False), ("rtx 2060", "sm_75", False), ("rtx 2070", "sm_75", False),
+    ("rtx 3070", "sm_86", False), ("rtx 3080 ti", "sm_86", False),
+])
+def test_common_consumer_cards_resolve_with_honest_provenance(data: Dataset, name: str, arch: str,
+                                                              confirmed: bool) -> None:
+    gpu = resolve_gpu(data, name)
+    assert gpu.arch == arch and gpu.confirmed is confirmed
+    if gpu.name == "AMD Radeon VII":
+        return  # catalogued before, with AMD's own rates
+    assert not gpu.peak_tflops and gpu.memory_bandwidth_gbps is None, "no peak rate without a vendor source"
+    if gpu.vendor.value == "amd":
+        assert "llvm/docs/AMDGPUUsage.rst" in gpu.source and "f5c8b0a9" in gpu.source
+
+
+def test_a_card_no_rocm_release_lists_gets_no_release_and_says_so(data: Dataset) -> None:
+    plan = make_plan(data, "rx 5700 xt")
+    assert plan.releases == () and "No ROCm release in the data lists gfx1010" in plan.notes[0]
+    assert make_plan(data, "tesla m40").wheels, "sm_52 wheels exist for CUDA 12.x builds that still compile it"
