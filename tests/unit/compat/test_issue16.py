@@ -187,3 +187,20 @@ def test_a_card_no_rocm_release_lists_gets_no_release_and_says_so(data: Dataset)
     plan = make_plan(data, "rx 5700 xt")
     assert plan.releases == () and "No ROCm release in the data lists gfx1010" in plan.notes[0]
     assert make_plan(data, "tesla m40").wheels, "sm_52 wheels exist for CUDA 12.x builds that still compile it"
+
+
+def test_jax_rocm_plugins_on_pypi_are_all_in_the_data(data: Dataset) -> None:
+    found = run(data, recorded(SOURCES), TODAY)
+    assert not [c.what for c in found.changes if c.what.startswith("jax-rocm7-plugin")]
+    newest = {str(p.jax): p for p in data.jax.rocm}
+    assert {"0.11.1", "0.11.2", "0.12.0"} <= set(newest)
+    assert newest["0.12.0"].rocm == () and "pypi.org" in newest["0.12.0"].source, "no invented ROCm pairing"
+
+
+def test_cu134_arrives_with_2_15_not_2_14(data: Dataset) -> None:
+    """The issue listed cu134 as missing for 2.14; PyTorch's release/2.14 build matrix has no CUDA 13.4 (12.6, 13.0,
+    13.2), release/2.15's has."""
+    facts = merged(run(data, recorded(SOURCES), TODAY).facts)
+    assert "cu134" not in facts[("torch", "2.14", "variants")][0]
+    variants = {str(r.version): {v.name for v in r.variants} for r in data.torch.releases}
+    assert "cu134" not in variants["2.14.0"] | variants["2.14.1"] and "cu134" in variants["2.15.0"]
