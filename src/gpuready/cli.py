@@ -687,7 +687,7 @@ def data_validate(directory: Path | None, as_json: bool) -> None:
     click.echo(f"  as of {summary['as_of']} ({summary['age_days']} days old{'; STALE' if summary['stale'] else ''})")
     click.echo(f"  {summary['gpus']} GPUs, {summary['rocm_releases']} ROCm releases, {summary['torch_releases']} "
                f"PyTorch releases, {summary['cuda_toolkits']} CUDA toolkits, {summary['jax_rocm_pairings']} JAX ROCm "
-               f"pairings, {summary['links']} link types")
+               f"pairings, {summary['links']} link types, {summary['container_images']} container images")
 
 
 @data.command("update")
