@@ -108,7 +108,7 @@ def _print_rich(renderable: object) -> None:
         return
     from gpuready.report.terminal import console
 
-    console().print(renderable)
+    console().print(renderable, crop=False)  # a no-wrap line (a command to paste) keeps its full length
 
 
 def _inert(value: Any) -> Any:
@@ -601,7 +601,9 @@ def _sides(groups: list[list[Run]]) -> list[Any]:
 @click.option("--threshold", type=float, default=0.05, show_default=True,
               help="Slowdown that counts as a regression (beyond the measured noise).")
 @click.option("--strict-packages", is_flag=True, help="Count changes to any Python package as drift.")
-@click.option("--container-image", default="", help="The container image these results were obtained in.")
+@click.option("--container-image", default="", help="The container image these results were obtained in; "
+              "NAME@sha256:... pins it. Default: $GPUREADY_CONTAINER_IMAGE, else what the container tells (podman "
+              "--privileged only).")
 @click.option("--requirements", type=PATH, help="Also write a pinned requirements file for this framework build.")
 @click.option("-o", "--output", type=PATH, default=Path("gpuready.lock"), show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Also print the lock document on stdout.")
@@ -698,7 +700,7 @@ def data_validate(directory: Path | None, as_json: bool) -> None:
     click.echo(f"  as of {summary['as_of']} ({summary['age_days']} days old{'; STALE' if summary['stale'] else ''})")
     click.echo(f"  {summary['gpus']} GPUs, {summary['rocm_releases']} ROCm releases, {summary['torch_releases']} "
                f"PyTorch releases, {summary['cuda_toolkits']} CUDA toolkits, {summary['jax_rocm_pairings']} JAX ROCm "
-               f"pairings, {summary['links']} link types")
+               f"pairings, {summary['links']} link types, {summary['container_images']} container images")
 
 
 @data.command("update")

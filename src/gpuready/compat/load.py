@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from gpuready.compat.schema import (
     PEAK_DTYPES,
+    ContainerData,
     CudaData,
     ErrorData,
     GpuCatalogue,
@@ -49,12 +50,13 @@ class Dataset:
     jax: JaxData
     links: LinkData
     errors: ErrorData
+    containers: ContainerData
 
     @property
     def as_of(self) -> datetime.date:
         """The oldest ``as_of`` of its files: the data set is as fresh as its stalest part."""
         return min(self.gpus.as_of, self.rocm.as_of, self.torch.as_of, self.cuda.as_of, self.jax.as_of,
-                   self.links.as_of)
+                   self.links.as_of, self.containers.as_of)
 
     def age_days(self, today: datetime.date) -> int:
         """Days since ``as_of``."""
@@ -69,6 +71,7 @@ FILES: dict[str, type[Any]] = {
     "jax.yaml": JaxData,
     "links.yaml": LinkData,
     "errors.yaml": ErrorData,
+    "containers.yaml": ContainerData,
 }
 
 
@@ -89,7 +92,7 @@ def load_file(path: Path, cls: type[T]) -> T:
 
 
 def _entries(value: Any, path: str) -> Iterable[tuple[str, Any]]:
-    for name in ("gpus", "releases", "driver_compat", "toolkits", "arch_support", "rocm", "links"):
+    for name in ("gpus", "releases", "driver_compat", "toolkits", "arch_support", "rocm", "links", "images", "runs"):
         for index, entry in enumerate(getattr(value, name, ()) or ()):
             yield f"$.{name}[{index}]", entry
 
@@ -116,11 +119,38 @@ def _check_rates(entry: Any, path: str, where: str) -> None:
 
 
 _OS_VERSION = re.compile(r"^[a-z]+ \d+(\.\d+)*$")
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+_FRAMEWORKS = ("", "torch", "jax", "vllm")
+_ENGINES = ("docker", "podman")
+
+
+def _check_container(entry: Any, path: str, where: str) -> None:
+    """An image's digest, framework and OS spelling; a run line's engine and flags."""
+    digest = getattr(entry, "digest", None)
+    if digest and not _DIGEST.match(digest):
+        raise SchemaError(f"expected a digest like sha256:<64 hex digits>, got {digest!r}", source=path,
+                          field=f"{where}.digest")
+    framework = getattr(entry, "framework", None)
+    if isinstance(framework, str) and hasattr(entry, "tag") and framework not in _FRAMEWORKS:
+        raise SchemaError(f"expected one of {', '.join(repr(f) for f in _FRAMEWORKS)}, got {framework!r}",
+                          source=path, field=f"{where}.framework")
+    os_name = getattr(entry, "os", None)
+    if isinstance(os_name, str) and hasattr(entry, "tag") and os_name and not _OS_VERSION.match(os_name):
+        raise SchemaError(f"expected an OS as 'id version' (e.g. 'ubuntu 24.04'), got {os_name!r}", source=path,
+                          field=f"{where}.os")
+    engine = getattr(entry, "engine", None)
+    if engine is not None:
+        if engine not in _ENGINES:
+            raise SchemaError(f"expected one of {', '.join(_ENGINES)}, got {engine!r}", source=path,
+                              field=f"{where}.engine")
+        if not entry.flags or any(not flag.strip() for flag in entry.flags):
+            raise SchemaError("expected the run flags, one token each", source=path, field=f"{where}.flags")
 
 
 def _check_limits(entry: Any, path: str, where: str) -> None:
     """Restrictions in both directions and the product list: names present, OS versions spelled ``id version``."""
-    for i, row in enumerate(getattr(entry, "os", ()) or ()):
+    rows = getattr(entry, "os", ())
+    for i, row in enumerate(rows if isinstance(rows, tuple) else ()):
         if any(not name.strip() for name in row.only_on_gpus):
             raise SchemaError("expected product names", source=path, field=f"{where}.os[{i}].only_on_gpus")
     for i, restriction in enumerate(getattr(entry, "gpu_restrictions", ()) or ()):
@@ -144,6 +174,17 @@ def _check_limits(entry: Any, path: str, where: str) -> None:
                           field=f"{where}.gpus_source")
 
 
+def _entry_key(entry: Any) -> str:
+    """What must be unique within a file: a product name, a version, an image reference, an engine per vendor ..."""
+    if hasattr(entry, "reference"):
+        return str(entry.reference)
+    if hasattr(entry, "engine"):
+        return f"{entry.vendor.value} {entry.engine}"
+    return str(getattr(entry, "name", None) or getattr(entry, "version", None) or getattr(entry, "driver", None)
+               or getattr(entry, "jax", None) or getattr(entry, "cuda_major", None)
+               or f"{getattr(entry, 'generation', '')} {getattr(entry, 'gpus', '')}")
+
+
 def _check_entries(value: Any, path: str) -> None:
     keys: dict[str, str] = {}
     for where, entry in _entries(value, path):
@@ -164,6 +205,7 @@ def _check_entries(value: Any, path: str) -> None:
                     raise SchemaError(f"expected a target like gfx942 or sm_90, got {arch!r}", source=path,
                                       field=f"{where}.{list_field}[{i}]")
         _check_limits(entry, path, where)
+        _check_container(entry, path, where)
         for i, variant in enumerate(getattr(entry, "variants", ()) or ()):
             if variant.source is not None and not variant.source.startswith("https://"):
                 raise SchemaError(f"source must be an https:// URL, got {variant.source!r}", source=path,
@@ -175,9 +217,7 @@ def _check_entries(value: Any, path: str) -> None:
                 if not _ARCH.match(arch):
                     raise SchemaError(f"expected a target like gfx942 or sm_90, got {arch!r}", source=path,
                                       field=f"{where}.variants[{i}].arch_list[{j}]")
-        key = str(getattr(entry, "name", None) or getattr(entry, "version", None) or getattr(entry, "driver", None)
-                  or getattr(entry, "jax", None) or getattr(entry, "cuda_major", None)
-                  or f"{getattr(entry, 'generation', '')} {getattr(entry, 'gpus', '')}")
+        key = _entry_key(entry)
         if key in keys and not where.startswith("$.arch_support"):
             raise SchemaError(f"duplicate entry {key!r} (also at {keys[key]})", source=path, field=where)
         keys[key] = where
@@ -198,6 +238,7 @@ def load_dataset(directory: Path | None = None) -> Dataset:
         jax=loaded["jax.yaml"],
         links=loaded["links.yaml"],
         errors=loaded["errors.yaml"],
+        containers=loaded["containers.yaml"],
     )
 
 
@@ -225,4 +266,5 @@ def data_summary(dataset: Dataset, today: datetime.date) -> dict[str, object]:
             "gpus": len(dataset.gpus.gpus),
             "rocm_releases": len(dataset.rocm.releases),
             "torch_releases": len(dataset.torch.releases), "cuda_toolkits": len(dataset.cuda.toolkits),
-            "jax_rocm_pairings": len(dataset.jax.rocm), "links": len(dataset.links.links)}
+            "jax_rocm_pairings": len(dataset.jax.rocm), "links": len(dataset.links.links),
+            "container_images": len(dataset.containers.images)}

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from gpuready.compat.catalogue import find_gpu, normalise_name, suggest
+from gpuready.compat.containers import ContainerOption, container_options
 from gpuready.compat.load import Dataset
 from gpuready.compat.query import arch_runs_on, install_command, parse_version, wheels_for_arch
 from gpuready.compat.schema import Backend, GpuEntry, RocmRelease
@@ -81,6 +82,8 @@ class Plan:
     hardware: Hardware = Hardware()
     data: str = ""
     """The data set judged with: its directory and date (``... as of 2026-12-01``)."""
+    containers: tuple[ContainerOption, ...] = ()
+    """The vendor's official images that suit the GPU (newest first), with the docker / podman lines that start them."""
 
 
 def parse_os(text: str) -> tuple[str, str]:
@@ -236,7 +239,8 @@ def make_plan(data: Dataset, gpu_name: str, os_text: str | None = None, framewor
         raise InputError(f"applies to AMD GPUs; {gpu.name} is {gpu.vendor.value}", field="rocm")
     else:
         plan = _nvidia_plan(data, gpu, os_text)
-    return dataclasses.replace(plan, data=f"{data.directory} (as of {data.as_of.isoformat()})")
+    return dataclasses.replace(plan, data=f"{data.directory} (as of {data.as_of.isoformat()})",
+                               containers=container_options(data, gpu, framework, rocm))
 
 
-__all__ = ["Plan", "ReleaseOption", "WheelOption", "make_plan", "parse_os", "resolve_gpu"]
+__all__ = ["ContainerOption", "Plan", "ReleaseOption", "WheelOption", "make_plan", "parse_os", "resolve_gpu"]

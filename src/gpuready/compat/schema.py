@@ -218,7 +218,8 @@ class TorchData:
 
 @dataclass(frozen=True, slots=True)
 class CudaToolkit:
-    """A CUDA toolkit release and the oldest Linux driver its runtime needs."""
+    """A CUDA toolkit release, the oldest driver its runtime runs on (minor-version compatibility, per platform),
+    and the driver its GA release corresponds to."""
 
     version: Version
     min_driver_linux: str
@@ -226,6 +227,11 @@ class CudaToolkit:
     read: datetime.date
     min_driver_windows: str = ""
     """The oldest Windows driver (WSL 2 uses the Windows driver); empty when not recorded."""
+    driver_linux: str = ""
+    """The Linux x86_64 driver the toolkit's GA release corresponds to (NVIDIA's "Toolkit Driver Version" table):
+    the driver it needs without minor-version compatibility."""
+    driver_windows: str = ""
+    """The same for Windows x86_64; empty where NVIDIA lists none (N/A from CUDA 13)."""
     date: datetime.date | None = None
     confirmed: bool = True
     notes: str = ""
@@ -327,3 +333,62 @@ class ErrorData:
 
     as_of: datetime.date
     errors: tuple[ErrorMeaning, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerImage:
+    """A vendor's official container image for one release: what is in it, and where the vendor says so."""
+
+    image: str
+    """Repository as ``docker pull`` takes it: ``rocm/pytorch``, ``nvcr.io/nvidia/pytorch``."""
+    tag: str
+    vendor: Vendor
+    platform_version: str
+    """The ROCm (``7.2.4``) or CUDA (``13.1.0``) release inside the image."""
+    source: str
+    read: datetime.date
+    framework: str = ""
+    """``torch``, ``jax``, ``vllm``; empty for a bare platform image (``rocm/dev-ubuntu-24.04``)."""
+    framework_version: str = ""
+    digest: str = ""
+    """``sha256:...`` as the vendor's page links it (Docker Hub's per-platform image digest); empty when not stated."""
+    os: str = ""
+    """``ubuntu 24.04``."""
+    python: str = ""
+    confirmed: bool = True
+    notes: str = ""
+
+    @property
+    def reference(self) -> str:
+        """``rocm/pytorch:TAG``."""
+        return f"{self.image}:{self.tag}"
+
+    @property
+    def pinned(self) -> str:
+        """``rocm/pytorch:TAG@sha256:...`` where the digest is known (docker and podman pull the digest and ignore
+        the tag), else the tag alone."""
+        return f"{self.reference}@{self.digest}" if self.digest else self.reference
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerRun:
+    """The flags a vendor documents for giving a container its GPUs, per container engine."""
+
+    vendor: Vendor
+    engine: str
+    """``docker`` or ``podman``."""
+    flags: tuple[str, ...]
+    """Arguments between ``run`` and the image, one token each (``--group-add``, ``video``)."""
+    source: str
+    read: datetime.date
+    confirmed: bool = True
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerData:
+    """``containers.yaml``."""
+
+    as_of: datetime.date
+    images: tuple[ContainerImage, ...]
+    runs: tuple[ContainerRun, ...] = ()

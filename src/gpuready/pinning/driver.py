@@ -3,7 +3,6 @@ upgrade. Checks and benchmarks run isolated, as ``gpuready check`` and ``bench``
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +12,8 @@ from gpuready.model import CheckResult, Fingerprint, Measurement, Run, from_dict
 from gpuready.model.config import BenchConfig, LockConfig, VerifyConfig
 from gpuready.pinning.lockfile import Lock, LockedBench, Thresholds, installed_distributions, read_lock
 from gpuready.pinning.verify import report_run, verify
+from gpuready.probe.container import identify_container
+from gpuready.probe.system import LocalSystem, System
 
 if TYPE_CHECKING:
     from gpuready.compat.load import Dataset
@@ -38,8 +39,10 @@ def validate(config: LockConfig) -> None:
         validate_bench(bench_config(workload, config.bench_steps, config.device))
 
 
-def make_lock(config: LockConfig, data: Dataset, fingerprint: Fingerprint, say: Say = _quiet) -> Lock:
-    """Run what the lock records (checks, benchmarks) and pin the environment."""
+def make_lock(config: LockConfig, data: Dataset, fingerprint: Fingerprint, say: Say = _quiet,
+              system: System | None = None) -> Lock:
+    """Run what the lock records (checks, benchmarks) and pin the environment, with the container image as far as
+    the container can tell (``system`` is the machine seam; the local one by default)."""
     from gpuready.benchmark.driver import run_bench
     from gpuready.checks.driver import run_checks
     from gpuready.model.config import CheckConfig
@@ -58,8 +61,10 @@ def make_lock(config: LockConfig, data: Dataset, fingerprint: Fingerprint, say: 
         options = bench_config(workload, config.bench_steps, config.device)
         run = run_bench(options, data)
         benches.append(LockedBench(to_dict(options), run.measurements))
-    image = config.container_image or os.environ.get("GPUREADY_CONTAINER_IMAGE", "")
-    return Lock(fingerprint, distributions, sources, image, tuple(config.models), config.check_suite or "",
+    container = identify_container(system or LocalSystem(), config.container_image)
+    if container.engine and container.note:
+        say(f"lock: container image: {container.note}")
+    return Lock(fingerprint, distributions, sources, container, tuple(config.models), config.check_suite or "",
                 config.device, checks, tuple(benches), Thresholds(config.threshold, config.strict_packages),
                 __version__)
 

@@ -15,9 +15,12 @@ from gpuready.model import Fingerprint, Measurement
 from gpuready.model.build import build_label
 from gpuready.model.codec import from_dict, to_dict
 from gpuready.model.run import split_settings_v1
+from gpuready.probe.container import ContainerIdentity, digest_of
 
-LOCK_SCHEMA_VERSION = 2
-"""2: locked measurements keep machine notes in ``annotations`` (Run schema 2); a lock of schema 1 is migrated."""
+LOCK_SCHEMA_VERSION = 3
+"""2: locked measurements keep machine notes in ``annotations`` (Run schema 2). 3: ``container`` (engine, image,
+digest, podman image ID, where each was read, what could not be) replaces ``container_image``. Locks of schema 1 and 2
+are migrated on read."""
 MAX_LOCK_BYTES = 64 * 2**20
 
 
@@ -48,7 +51,8 @@ class Lock:
     """Every installed Python distribution (lower-case name -> version)."""
     sources: dict[str, str] = field(default_factory=dict)
     """Where pip recorded a distribution came from (PEP 610 direct_url), by name."""
-    container_image: str = ""
+    container: ContainerIdentity = field(default_factory=ContainerIdentity)
+    """The image the lock was made in, as far as it could be told (see ``container.note``)."""
     models: tuple[str, ...] = ()
     """Models verified on this stack (the runtime guard's allow list)."""
     check_suite: str = ""
@@ -79,15 +83,25 @@ def read_lock(path: Path) -> Lock:
         for bench in data.get("benches") or []:
             for measurement in (bench.get("baseline") or []) if isinstance(bench, dict) else []:
                 split_settings_v1(measurement)
+        version = 2
+    if version == 2:
+        data["container"] = _container_v2(data.pop("container_image", ""))
         data["schema_version"] = version = LOCK_SCHEMA_VERSION
     if version != LOCK_SCHEMA_VERSION:
-        raise InputError(f"expected schema_version 1 or {LOCK_SCHEMA_VERSION}, found {version!r}", source=str(path),
+        raise InputError(f"expected schema_version 1 to {LOCK_SCHEMA_VERSION}, found {version!r}", source=str(path),
                          field="$.schema_version")
     lock = from_dict(Lock, data, source=str(path))
     if not 0 <= lock.thresholds.slowdown < 10:
         raise InputError(f"expected a fraction such as 0.05, found {lock.thresholds.slowdown}", source=str(path),
                          field="$.thresholds.slowdown")
     return lock
+
+
+def _container_v2(image: object) -> dict[str, str]:
+    """A schema-2 lock's ``container_image`` (a reference the user gave, or nothing) as a schema-3 ``container``."""
+    reference = image if isinstance(image, str) else ""
+    return {"image": reference, "digest": digest_of(reference), "source": "container_image (lock schema 2)" if
+            reference else "", "note": "" if reference else "lock schema 2 recorded no container image"}
 
 
 def installed_distributions() -> tuple[dict[str, str], dict[str, str]]:

@@ -11,6 +11,6 @@ def plain_text(renderable: Any, width: int = 100) -> str:
     from rich.console import Console
 
     console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False)
-    console.print(renderable)
+    console.print(renderable, crop=False)  # a no-wrap line (a command to paste) keeps its full length
     text: str = console.file.getvalue()  # type: ignore[attr-defined]
     return text

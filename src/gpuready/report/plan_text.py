@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from gpuready.compat.plan import Hardware, Plan, ReleaseOption
+from gpuready.compat.plan import ContainerOption, Hardware, Plan, ReleaseOption
 
 
 def hardware_line(hardware: Hardware) -> str:
@@ -30,6 +30,29 @@ def hardware_line(hardware: Hardware) -> str:
     return text
 
 
+def container_lines(plan: Plan) -> list[Text]:
+    """``Container: IMAGE (ROCm 7.2.4, torch 2.9.1, ubuntu 24.04, Python 3.12)`` and the run lines under it."""
+    if not plan.containers:
+        return [Text("Container: ", style="bold") + Text("no official image in the data suits it")]
+    best: ContainerOption = plan.containers[0]
+    about = ", ".join(p for p in (best.platform, best.framework, best.os, f"Python {best.python}" if best.python
+                                  else "") if p)
+    lines = [Text("Container: ", style="bold") + Text(f"{best.image} ({about})"
+                                                      + ("" if best.confirmed else " (unconfirmed)"))]
+    for command in best.commands:
+        lines.append(Text(f"  {command.line}" + ("" if command.confirmed else
+                                                 "  # flags derived, not documented by the vendor"),
+                          no_wrap=True, overflow="ignore"))  # a wrapped command line would not paste
+    if best.note:
+        lines.append(Text(f"  {best.note}", style="dim"))
+    if len(plan.containers) > 1:
+        lines.append(Text(f"  {len(plan.containers) - 1} more image(s) with --json; source: {best.source}",
+                          style="dim"))
+    else:
+        lines.append(Text(f"  source: {best.source}", style="dim"))
+    return lines
+
+
 def render_plan(plan: Plan) -> RenderableType:
     """Recommendation first, then the releases and the wheels."""
     parts: list[RenderableType] = [
@@ -38,6 +61,7 @@ def render_plan(plan: Plan) -> RenderableType:
     if hardware_line(plan.hardware):
         parts.append(Text(hardware_line(plan.hardware), style="dim"))
     parts.append(Text("Recommended: ", style="bold green") + Text(plan.recommendation))
+    parts += container_lines(plan)
     if plan.data:
         parts.append(Text(f"Data: {plan.data}", style="dim"))
     if plan.releases:

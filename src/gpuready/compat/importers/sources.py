@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from gpuready.compat.importers import amd, torch
+from gpuready.compat.importers import amd, containers, nvidia, torch
 from gpuready.compat.importers.facts import Fact
 from gpuready.errors import InputError
 
@@ -26,6 +26,11 @@ TORCH_ROCM_BUILD = f"{RAW}/pytorch/pytorch/main/.ci/docker/manywheel/build.sh"
 TORCH_CUDA_BUILD = f"{RAW}/pytorch/pytorch/main/.ci/manywheel/build_cuda.sh"
 PYPI = "https://pypi.org/pypi/{}/json"
 MATRIX = f"{RAW}/pytorch/test-infra/release/{{}}/tools/scripts/generate_binary_build_matrix.py"
+CUDA_NOTES = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
+AMD_PYTORCH_PAGE = f"{RAW}/ROCm/rocm-install-on-linux/develop/docs/install/3rd-party/pytorch-install.rst"
+AMD_JAX_PAGE = f"{RAW}/ROCm/rocm-install-on-linux/develop/docs/install/3rd-party/jax-install.rst"
+AMD_VLLM = f"{RAW}/ROCm/legacy-rocm-build/develop/docs/data/how-to/rocm-for-ai/inference/vllm-benchmark-models.yaml"
+NGC_PYTORCH = "https://docs.nvidia.com/deeplearning/frameworks/pytorch-release-notes/rel-{}.html"
 
 
 def fetch_url(url: str, timeout: float = 20.0) -> str:
@@ -74,8 +79,16 @@ def _matrix(line: str, url: str, texts: tuple[str, ...]) -> Iterator[Fact]:
     return torch.matrix_facts(texts[0], line, url)
 
 
-def sources(torch_lines: list[str], newest_core: str) -> list[Source]:
-    """Every source ``data update`` reads, for these PyTorch release lines and the newest Core SDK release."""
+def ngc_source(release: str) -> Source:
+    """NVIDIA's release notes of one NGC PyTorch release (``25.12``)."""
+    url = NGC_PYTORCH.format(release.replace(".", "-"))
+    parse = functools.partial(_first_text, nvidia.ngc_pytorch_facts, url)
+    return Source(f"NGC PyTorch {release} release notes", (url,), parse)
+
+
+def sources(torch_lines: list[str], newest_core: str, ngc_releases: list[str] | None = None) -> list[Source]:
+    """Every source ``data update`` reads, for these PyTorch release lines, the newest Core SDK release and these
+    NGC PyTorch releases (``25.12``)."""
     found = [
         Source("AMD compatibility matrix (historical, with footnotes)", (AMD_HISTORICAL, AMD_MATRIX),
                lambda t: amd.matrix_facts(t[0], t[1], AMD_HISTORICAL)),
@@ -88,6 +101,13 @@ def sources(torch_lines: list[str], newest_core: str) -> list[Source]:
         Source("PyTorch CUDA wheel arch lists", (TORCH_CUDA_BUILD,),
                lambda t: torch.cuda_arch_facts(t[0], TORCH_CUDA_BUILD)),
     ]
+    for name, url, parse in (("NVIDIA CUDA release notes (driver tables)", CUDA_NOTES, nvidia.cuda_driver_facts),
+                             ("AMD PyTorch install page (rocm/pytorch images)", AMD_PYTORCH_PAGE,
+                              containers.install_page_facts),
+                             ("AMD JAX install page (rocm/jax images)", AMD_JAX_PAGE, containers.install_page_facts),
+                             ("AMD vLLM benchmark data (rocm/vllm image)", AMD_VLLM, containers.vllm_facts)):
+        found.append(Source(name, (url,), functools.partial(_first_text, parse, url)))
+    found += [ngc_source(release) for release in ngc_releases or []]
     for package in ("torch", "jax-rocm7-plugin"):
         url = PYPI.format(package)
         found.append(Source(f"PyPI {package}", (url,), functools.partial(_first_text, torch.pypi_facts, url)))

@@ -27,14 +27,18 @@ def driver_too_old(context: Context) -> Iterator[Finding]:
                       f"The NVIDIA driver version is not known, so whether it can run CUDA {cuda} was not checked.",
                       evidence={"torch CUDA": cuda}, remedy="nvidia-smi shows it")
         return
-    if driver_version_key(driver) < driver_version_key(toolkit.min_driver_linux):
+    wsl = "microsoft" in (context.fingerprint.host.kernel.value or "").lower() and bool(toolkit.min_driver_windows)
+    minimum = toolkit.min_driver_windows if wsl else toolkit.min_driver_linux
+    if driver_version_key(driver) < driver_version_key(minimum):
+        platform = "the Windows driver WSL runs on" if wsl else "NVIDIA driver"
         yield finding("cuda.driver_too_old", Severity.BLOCKER,
-                      f"NVIDIA driver {driver} is older than CUDA {cuda} (torch {torch.version.value}) needs "
-                      f"({toolkit.min_driver_linux} or newer): \"CUDA driver version is insufficient\".",
-                      evidence={"driver": driver, "torch CUDA": cuda, "minimum driver": toolkit.min_driver_linux},
+                      f"{platform[0].upper()}{platform[1:]} {driver} is older than CUDA {cuda} (torch "
+                      f"{torch.version.value}) needs ({minimum} or newer): \"CUDA driver version is insufficient\".",
+                      evidence={"driver": driver, "torch CUDA": cuda, "minimum driver": minimum,
+                                "platform": "windows (WSL)" if wsl else "linux"},
                       source_url=toolkit.source,
-                      remedy=f"upgrade the driver to {toolkit.min_driver_linux} or newer, or install a torch built "
-                             "for an older CUDA that this driver supports")
+                      remedy=f"upgrade the {'Windows ' if wsl else ''}driver to {minimum} or newer, or install a "
+                             "torch built for an older CUDA that this driver supports")
 
 
 def open_module_on_old_gpu(context: Context) -> Iterator[Finding]:

@@ -1,0 +1,85 @@
+"""NVIDIA's driver floors per platform (WSL 2 runs on the Windows driver) and the CUDA release-notes importer, tested
+offline on the recorded copy of the tables."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from gpuready.compat.importers.nvidia import cuda_driver_facts, ngc_pytorch_facts, table_rows
+from gpuready.compat.importers.update import merged
+from gpuready.compat.load import Dataset, load_dataset
+from gpuready.errors import ParseError
+from gpuready.model import Fact
+from gpuready.probe.nvidia import nvidia_smi_argv
+from tests.unit.compat.test_rules import judged, machine, torch_child
+
+SOURCES = Path(__file__).parents[2] / "fixtures" / "compat-sources"
+CUDA_NOTES = (SOURCES / "cuda-release-notes.html.txt").read_text()
+
+
+@pytest.fixture(scope="module")
+def data() -> Dataset:
+    return load_dataset()
+
+
+def _cuda118_machine(driver: str, kernel: str):  # type: ignore[no-untyped-def]
+    row = f"0, NVIDIA A100-SXM4-80GB, 00000000:07:00.0, {driver}, 8.0, 81920, GPU-x\n"
+    fp = machine(torch_version="2.5.1+cu118", nodes={}, torch=torch_child("2.5.1+cu118", cuda="11.8", available=False),
+                 commands={tuple(nvidia_smi_argv()): row})
+    return dataclasses.replace(fp, host=dataclasses.replace(fp.host, kernel=Fact.of(kernel, "uname")))
+
+
+def test_wsl_is_held_to_the_windows_driver_floor(data: Dataset) -> None:
+    """451.48 is above CUDA 11.x's Linux floor (450.80.02) but below its Windows one (452.39)."""
+    linux = judged(_cuda118_machine("451.48", "6.8.0-45-generic"), data)[1]
+    assert "cuda.driver_too_old" not in linux
+    wsl = judged(_cuda118_machine("451.48", "5.15.167.4-microsoft-standard-WSL2"), data)[1]
+    finding = wsl["cuda.driver_too_old"]
+    assert "452.39" in finding.message and "Windows driver WSL runs on" in finding.message
+    assert finding.evidence["platform"] == "windows (WSL)"
+
+
+def test_every_toolkit_has_both_platform_floors(data: Dataset) -> None:
+    for toolkit in data.cuda.toolkits:
+        assert toolkit.min_driver_linux and toolkit.min_driver_windows, toolkit.version
+
+
+def test_the_release_notes_tables_reproduce_the_shipped_drivers(data: Dataset) -> None:
+    facts = merged(cuda_driver_facts(CUDA_NOTES, "u"))
+    for toolkit in data.cuda.toolkits:
+        key = f"{toolkit.version.major}.{toolkit.version.minor}"
+        if toolkit.driver_linux:
+            assert facts[("cuda", key, "driver_linux")][0] == (toolkit.driver_linux,)
+        if toolkit.driver_windows:
+            assert facts[("cuda", key, "driver_windows")][0] == (toolkit.driver_windows,)
+        family = facts[("cuda-family", str(toolkit.version.major), "min_driver_windows")][0][0]
+        assert toolkit.min_driver_windows == family
+    assert facts[("cuda-family", "11", "min_driver_linux")][0] == ("450.80.02",)
+    assert facts[("cuda", "12.6", "driver_linux")][0] == ("560.28.03",), "the GA row, not an update's"
+    assert ("cuda", "13.0", "driver_windows") not in facts, "N/A is no driver"
+
+
+def test_table_rows_read_live_html_markup() -> None:
+    page = ('<table><tr style="x"><td style="y"><p>CUDA 12.4 GA</p></td><td><p>&gt;=550.54.14</p></td>'
+            '<td><p>&gt;=551.61</p></td></tr></table>')
+    assert table_rows(page) == [["CUDA 12.4 GA", ">=550.54.14", ">=551.61"]]
+    assert merged(cuda_driver_facts(page, "u"))[("cuda", "12.4", "driver_windows")][0] == ("551.61",)
+    with pytest.raises(ParseError):
+        list(cuda_driver_facts("<html>a page about something else</html>", "u"))
+
+
+def test_ngc_release_notes() -> None:
+    facts = merged(ngc_pytorch_facts((SOURCES / "ngc-pytorch-25.12.txt").read_text(), "u"))
+    image = "nvcr.io/nvidia/pytorch:25.12-py3"
+    assert facts[("container", image, "platform_version")][0] == ("13.1.0",)
+    assert facts[("container", image, "framework_version")][0] == ("2.10.0a0+b4e4ee81d3",)
+    assert facts[("container", image, "python")][0] == ("3.12",)
+    older = ("Release 24.01 is based on CUDA 12.3.2, which requires NVIDIA Driver release 545 or later. "
+             "PyTorch container image version 24.01 is based on 2.2.0a0+81ea7a4.")
+    assert merged(ngc_pytorch_facts(older, "u"))[("container", "nvcr.io/nvidia/pytorch:24.01-py3", "min_driver")][0] \
+        == ("545",)
+    with pytest.raises(ParseError):
+        list(ngc_pytorch_facts("Release 25.12 is based on CUDA 13.1.0.", "u"))
