@@ -8,12 +8,11 @@ from __future__ import annotations
 import contextlib
 import resource
 import time
-from collections.abc import Callable
 from typing import Any
 
 from gpuready.benchmark.harness import StepReport, StepSettings, warmup_until_settled
 from gpuready.workloads.jax_device import import_jax, is_gpu, jax_device, on, prepare
-from gpuready.workloads.jax_loader import load_jax_workload
+from gpuready.workloads.jax_loader import carrier, load_jax_workload
 
 FLOPS_SOURCE = "XLA cost analysis of the compiled step"
 MATMUL_PRECISION = {"fp32": "highest", "tf32": "tensorfloat32"}
@@ -35,17 +34,6 @@ def matmul_precision(jax: Any, precision: str) -> Any:
     """The matmul precision a benchmark precision asks of XLA (a context for tracing and lowering)."""
     wanted = MATMUL_PRECISION.get(precision)
     return jax.default_matmul_precision(wanted) if wanted else contextlib.nullcontext()
-
-
-def carrier(state: Any, output: Any, jax: Any) -> tuple[Callable[[Any], Any], bool]:
-    """How a step's output becomes the next state (the output itself, or its first element), and whether it does;
-    otherwise (an inference step) the state is used again."""
-    shape = jax.tree_util.tree_structure(state)
-    if jax.tree_util.tree_structure(output) == shape:
-        return (lambda out: out), True
-    if isinstance(output, tuple) and len(output) == 2 and jax.tree_util.tree_structure(output[0]) == shape:
-        return (lambda out: out[0]), True
-    return (lambda out: state), False
 
 
 def peak_memory(device: Any) -> tuple[int, str]:

@@ -6,6 +6,7 @@ factory returns is described in ``gpuready.workloads.protocol.JaxWorkload``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gpuready.errors import InputError
@@ -47,3 +48,14 @@ def load_jax_workload(spec: str, *, batch_size: int | None = None, size: str = "
     step, params = make_step(recipe, mode, precision)
     inputs, _ = recipe.batch(0)
     return JaxWorkload(spec, step, params, recipe.batch, int(inputs.size) if recipe.tokens else 0, identity)
+
+
+def carrier(state: Any, output: Any, jax: Any) -> tuple[Callable[[Any], Any], bool]:
+    """How a step's output becomes the next state (the output itself, or its first element), and whether it does;
+    otherwise (an inference step) the state is used again (``JaxWorkload``'s contract)."""
+    shape = jax.tree_util.tree_structure(state)
+    if jax.tree_util.tree_structure(output) == shape:
+        return (lambda out: out), True
+    if isinstance(output, tuple) and len(output) == 2 and jax.tree_util.tree_structure(output[0]) == shape:
+        return (lambda out: out[0]), True
+    return (lambda out: state), False
