@@ -350,7 +350,8 @@ def scan(path: Path, as_json: bool, output: Path | None, sarif: Path | None, fai
 @click.option("--timeout", "timeout_s", type=float, default=600.0, show_default=True)
 @click.option("--no-coverage", is_flag=True, help="Skip replaying the step's ops against the float64 reference.")
 @click.option("--framework", type=click.Choice(["torch", "jax"]), default="torch", show_default=True,
-              help="jax: where a jitted step runs, and a silent CPU fallback.")
+              help="jax: run a JAX step (the built-in or a JAX factory): where it runs, host transfers, callbacks, "
+                   "recompilation.")
 @click.option("--json", "as_json", is_flag=True, help="Print the Run (findings with file:line) as JSON.")
 @click.option("-o", "--output", type=PATH, help="Write the result to FILE.")
 @store_options

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -62,7 +63,7 @@ def test_only_the_jax_built_ins_and_factories_run_under_jax() -> None:
     for spec in ("cnn", "hf:llama"):
         with pytest.raises(InputError, match="no JAX"):
             require_framework(resolve(spec), "jax")
-    for spec in ("mlp", "transformer", "tests/fixtures/jax-models/steps.py:linear"):
+    for spec in ("mlp", "transformer", f"{Path(__file__).parents[2] / 'fixtures' / 'jax-models' / 'steps.py'}:linear"):
         require_framework(resolve(spec), "jax")
     require_framework(resolve("cnn"), "torch")
 
