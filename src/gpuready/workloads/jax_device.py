@@ -105,6 +105,15 @@ def on(device: Any) -> AbstractContextManager[Any]:
     return jax.default_device(device)  # type: ignore[no-any-return]
 
 
+def on_device(array: Any, dtype: Any) -> Any:
+    """A NumPy array as a JAX array of ``dtype`` on the default device, converted on the host and transferred
+    (``jnp.asarray`` compiles a small program per shape; ``device_put`` compiles nothing)."""
+    import numpy
+
+    jax = import_jax()
+    return jax.device_put(numpy.asarray(array).astype(jax.numpy.dtype(dtype)))
+
+
 def cpu_device() -> Any:
     """The CPU device for references (None when ``JAX_PLATFORMS`` left the CPU out)."""
     jax = import_jax()

@@ -15,17 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from gpuready.workloads.jax_device import import_jax
+from gpuready.workloads.jax_device import import_jax, on_device
 from gpuready.workloads.protocol import JaxRecipe
 
 Params = dict[str, Any]
-
-
-def on_device(array: Any, dtype: Any) -> Any:
-    """A NumPy array as a JAX array of ``dtype`` on the default device, converted on the host and transferred
-    (``jnp.asarray`` compiles a small program per shape; ``device_put`` compiles nothing)."""
-    jax = import_jax()
-    return jax.device_put(np.asarray(array).astype(jax.numpy.dtype(dtype)))
 
 
 def _linear(rng: Any, fan_in: int, fan_out: int, dtype: Any, bias: bool = True) -> Params:

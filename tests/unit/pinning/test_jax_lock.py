@@ -9,6 +9,7 @@ import json
 
 from gpuready._framework_child import MARKER
 from gpuready.model import Device, Fact, Fingerprint, Framework, Package, Vendor
+from gpuready.model.build import is_gpu_package
 from gpuready.pinning import ChangeKind, classify_changes
 from gpuready.pinning.lockfile import Lock, LockedBench, Thresholds, installed_distributions, pinned_requirements
 from gpuready.pinning.verify import verify
@@ -79,6 +80,13 @@ def test_a_plugin_upgrade_is_drift_and_the_likely_cause_of_a_slowdown() -> None:
     assert report.likely_cause is not None and report.likely_cause.after == "0.7.2"
     unchanged = verify(lock, lock.fingerprint, lock.distributions, None, None)
     assert unchanged.ok and unchanged.changes == ()
+
+
+def test_every_jax_distribution_that_carries_gpu_code_is_a_framework_package() -> None:
+    for name in ("jax", "jaxlib", "jax-rocm7-plugin", "jax_rocm7_pjrt", "jax-rocm60-plugin", "jax-cuda12-plugin",
+                 "jax-cuda12-pjrt", "jax-cuda13-pjrt"):
+        assert is_gpu_package(name), name
+    assert not any(is_gpu_package(name) for name in ("flax", "optax", "orbax-checkpoint"))
 
 
 def test_pinned_requirements_keep_the_vendor_wheel_of_the_plugin() -> None:

@@ -17,8 +17,8 @@ import numpy as np
 
 from gpuready.checks.jax.train import import_optax
 from gpuready.isolation.spec import CheckContext, Fail, Skip
-from gpuready.workloads.jax_device import device_under_test, import_jax, jax_device, on, prepare
-from gpuready.workloads.jax_models import build_mlp, on_device
+from gpuready.workloads.jax_device import device_under_test, import_jax, jax_device, on, on_device, prepare
+from gpuready.workloads.jax_models import build_mlp
 
 FIRST, THEN = 3, 3
 FORMATS = ("orbax", "flax")

@@ -10,8 +10,8 @@ import numpy as np
 from gpuready.checks.jax._util import begin
 from gpuready.isolation.spec import CheckContext
 from gpuready.workloads.jax_compiles import Compiles
-from gpuready.workloads.jax_device import on
-from gpuready.workloads.jax_models import build_mlp, on_device
+from gpuready.workloads.jax_device import on, on_device
+from gpuready.workloads.jax_models import build_mlp
 
 
 def equivalence(context: CheckContext) -> None:

@@ -12,7 +12,7 @@ from gpuready.checks.jax._util import begin
 from gpuready.checks.numpy_reference import EPSILON, NORMS_ACTIVATIONS
 from gpuready.checks.reference import RELATIVE_TOLERANCE
 from gpuready.isolation.spec import CheckContext
-from gpuready.workloads.jax_device import cpu_device, is_gpu, on
+from gpuready.workloads.jax_device import cpu_device, is_gpu, on, on_device
 
 
 def _operations(jax: Any) -> dict[str, Callable[[Any, Any], Any]]:
@@ -34,7 +34,6 @@ def _with_grad(jax: Any, operation: Callable[[Any, Any], Any], x: Any, w: Any, u
 def norms_activations(context: CheckContext) -> None:
     """layer norm, RMS norm, softmax, log_softmax, GELU and SiLU, forward and gradient, float32 and bfloat16."""
     device, jax, compare = begin(context)
-    jnp = jax.numpy
     rng = np.random.default_rng(1)
     x, weight, upstream = rng.standard_normal((32, 256)), rng.standard_normal(256), rng.standard_normal((32, 256))
     with on(device):
@@ -42,7 +41,7 @@ def norms_activations(context: CheckContext) -> None:
             want, want_grad = NORMS_ACTIVATIONS[name](x, weight, upstream)
             run = jax.jit(lambda t, w, g, operation=operation: _with_grad(jax, operation, t, w, g))
             for dtype in ("float32", "bfloat16"):
-                out, grad = run(*(jnp.asarray(v, dtype) for v in (x, weight, upstream)))
+                out, grad = run(*(on_device(v, dtype) for v in (x, weight, upstream)))
                 tolerance = RELATIVE_TOLERANCE[dtype] * (4 if dtype == "bfloat16" else 1)
                 compare.close(f"{name}.{dtype}", out, want, tolerance)
                 compare.close(f"{name}.{dtype}.grad", grad, want_grad, tolerance * 4)
@@ -57,14 +56,14 @@ def reductions(context: CheckContext) -> None:
     x = np.random.default_rng(0).random(1 << 20)
     with on(device):
         for name in ("float32", "float16", "bfloat16"):
-            tested = jnp.asarray(x, name)
+            tested = on_device(x, name)
             compare.close(f"sum.{name}", jnp.sum(tested, dtype=jnp.float32), x.sum(), 1e-3)
             compare.close(f"mean.{name}", jnp.mean(tested, dtype=jnp.float32), x.mean(), 1e-2)
-            centred = jnp.asarray(x - 0.5, name)  # a sum that fits in fp16
+            centred = on_device(x - 0.5, name)  # a sum that fits in fp16
             rounded = np.asarray(centred, np.float64)
             compare.accumulated(f"sum_in_dtype.{name}", jnp.sum(centred), rounded.sum(), np.sqrt((rounded**2).sum()),
                                 x.size, float(jnp.finfo(name).eps))
-        head = jnp.asarray(x[:65536], "float32")
+        head = on_device(x[:65536], "float32")
         compare.close("cumsum.float32", jnp.cumsum(head), np.cumsum(x[:65536]), 1e-5)
         compare.equal("max.float32", jnp.max(head), np.float32(x[:65536]).max())
         compare.equal("argmax.float32", jnp.argmax(head), np.float32(x[:65536]).argmax())
@@ -82,14 +81,14 @@ def scatter_gather(context: CheckContext) -> None:
     np.add.at(reference, index, source)
     table, positions = rng.standard_normal((128, 256)), rng.integers(0, 256, (128, 64))
     with on(device):
-        values, where = jnp.asarray(source, "float32"), jnp.asarray(index, "int32")
+        values, where = on_device(source, "float32"), on_device(index, "int32")
         compare.close("scatter_add", jnp.zeros(64, "float32").at[where].add(values), reference, 1e-5)
         compare.close("segment_sum", jax.ops.segment_sum(values, where, num_segments=64), reference, 1e-5)
-        rows = jnp.asarray(table, "float32")
-        compare.equal("take_along_axis", jnp.take_along_axis(rows, jnp.asarray(positions), axis=1),
+        rows = on_device(table, "float32")
+        compare.equal("take_along_axis", jnp.take_along_axis(rows, on_device(positions, "int32"), axis=1),
                       np.take_along_axis(table.astype(np.float32), positions, axis=1))
         picked = positions[:, 0] % 128
-        compare.equal("gather_rows", rows[jnp.asarray(picked)], table.astype(np.float32)[picked])
+        compare.equal("gather_rows", rows[on_device(picked, "int32")], table.astype(np.float32)[picked])
     compare.finish()
 
 
@@ -100,10 +99,10 @@ def fft(context: CheckContext) -> None:
     rng = np.random.default_rng(1)
     signal = rng.standard_normal((16, 1024)) + 1j * rng.standard_normal((16, 1024))
     with on(device):
-        spectrum = jnp.fft.fft(jnp.asarray(signal, "complex64"))
+        spectrum = jnp.fft.fft(on_device(signal, "complex64"))
         compare.close("fft", spectrum, np.fft.fft(signal), 1e-5)
         compare.close("ifft", jnp.fft.ifft(spectrum), signal, 1e-5)
-        compare.close("rfft", jnp.fft.rfft(jnp.asarray(signal.real, "float32")), np.fft.rfft(signal.real), 1e-5)
+        compare.close("rfft", jnp.fft.rfft(on_device(signal.real, "float32")), np.fft.rfft(signal.real), 1e-5)
     compare.finish()
 
 
@@ -113,7 +112,7 @@ def sort_topk(context: CheckContext) -> None:
     jnp = jax.numpy
     x = np.random.default_rng(0).permutation(100_000).astype(np.float32)
     with on(device):
-        tested = jnp.asarray(x)
+        tested = on_device(x, "float32")
         compare.equal("sort.values", jnp.sort(tested), np.sort(x))
         compare.equal("argsort.permutation", x[np.asarray(jnp.argsort(tested))], np.sort(x))
         values, indices = jax.lax.top_k(tested, 100)

@@ -12,7 +12,7 @@ from gpuready.checks import numpy_reference
 from gpuready.checks.jax._util import begin
 from gpuready.checks.reference import RELATIVE_TOLERANCE, ArrayComparison
 from gpuready.isolation.spec import CheckContext, Skip
-from gpuready.workloads.jax_device import enable_x64, is_gpu, on
+from gpuready.workloads.jax_device import enable_x64, is_gpu, on, on_device
 
 LONG_K = 4096
 LOW_PRECISIONS = ("bfloat16", "float16")
@@ -22,9 +22,9 @@ def _random(*shape: int, seed: int = 0) -> Any:
     return np.random.default_rng(seed).standard_normal(shape)
 
 
-def _rounded(jnp: Any, array: Any, dtype: str) -> Any:
+def _rounded(array: Any, dtype: str) -> Any:
     """``array`` as ``dtype`` on the device under test, and the float64 value of what that rounding kept."""
-    value = jnp.asarray(array, dtype)
+    value = on_device(array, dtype)
     return value, np.asarray(value, np.float64)
 
 
@@ -36,19 +36,23 @@ def matmul(context: CheckContext) -> None:
     a, b, c = _random(192, 256, seed=1), _random(256, 160, seed=2), _random(192, 160, seed=3)
     batch_a, batch_b = _random(4, 64, 96, seed=4), _random(4, 96, 80, seed=5)
     batched = (((2,), (1,)), ((0,), (0,)))
+
+    def compute(x: Any, y: Any, z: Any, bx: Any, by: Any) -> tuple[Any, Any, Any]:
+        return (jnp.matmul(x, y, precision=highest), jax.lax.dot_general(bx, by, batched, precision=highest),
+                jnp.einsum("ij,jk->ik", x, y, precision=highest) * 2 + z * 0.5)
+
+    products = jax.jit(compute)
+
     with on(device):
         for name in ("float32", *LOW_PRECISIONS):
-            x, y, z = (jnp.asarray(t, name) for t in (a, b, c))
-            compare.close(f"matmul.{name}", jnp.matmul(x, y, precision=highest), a @ b, RELATIVE_TOLERANCE[name])
-            compare.close(f"dot_general.batched.{name}", jax.lax.dot_general(
-                jnp.asarray(batch_a, name), jnp.asarray(batch_b, name), batched, precision=highest),
-                np.matmul(batch_a, batch_b), RELATIVE_TOLERANCE[name])
-            compare.close(f"einsum.{name}", jnp.einsum("ij,jk->ik", x, y, precision=highest) * 2 + z * 0.5,
-                          2 * (a @ b) + 0.5 * c, RELATIVE_TOLERANCE[name])
-        default = jnp.asarray(a, "float32") @ jnp.asarray(b, "float32")
+            got = products(*(on_device(t, name) for t in (a, b, c, batch_a, batch_b)))
+            for label, value, want in zip(("matmul", "dot_general.batched", "einsum"), got,
+                                          (a @ b, np.matmul(batch_a, batch_b), 2 * (a @ b) + 0.5 * c), strict=True):
+                compare.close(f"{label}.{name}", value, want, RELATIVE_TOLERANCE[name])
+        default = on_device(a, "float32") @ on_device(b, "float32")
         compare.close("matmul.float32.default_precision", default, a @ b, RELATIVE_TOLERANCE["tf32"])
         with enable_x64():
-            compare.close("matmul.float64", jnp.matmul(jnp.asarray(a, "float64"), jnp.asarray(b, "float64")), a @ b,
+            compare.close("matmul.float64", jnp.matmul(on_device(a, "float64"), on_device(b, "float64")), a @ b,
                           RELATIVE_TOLERANCE["float64"])
         _long_gemm(jax, compare, context)
     compare.finish()
@@ -60,7 +64,7 @@ def _long_gemm(jax: Any, compare: ArrayComparison, context: CheckContext) -> Non
     jnp = jax.numpy
     a, b = _random(128, LONG_K, seed=11), _random(LONG_K, 128, seed=12)
     for name in ("float32", *LOW_PRECISIONS):
-        (x, x64), (y, y64) = _rounded(jnp, a, name), _rounded(jnp, b, name)
+        (x, x64), (y, y64) = _rounded(a, name), _rounded(b, name)
         exact, spread = x64 @ y64, np.sqrt((x64**2) @ (y64**2))
         eps = float(jnp.finfo(name).eps)
         compare.accumulated(f"gemm_k{LONG_K}.{name}", jnp.matmul(x, y, precision=jax.lax.Precision.HIGHEST), exact,
@@ -88,7 +92,7 @@ def fp8_matmul(context: CheckContext) -> None:
             if not hasattr(jnp, name):
                 continue
             try:
-                (x, x64), (y, y64) = _rounded(jnp, a, name), _rounded(jnp, b, name)
+                (x, x64), (y, y64) = _rounded(a, name), _rounded(b, name)
                 out = jax.lax.dot_general(x, y, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32)
                 out.block_until_ready()
             except Exception as error:  # noqa: BLE001 - an unsupported dtype is noted, not a failure
@@ -108,7 +112,6 @@ def fp8_matmul(context: CheckContext) -> None:
 def conv(context: CheckContext) -> None:
     """``lax.conv_general_dilated`` forward and both gradients, NCHW and NHWC ("channels last")."""
     device, jax, compare = begin(context)
-    jnp = jax.numpy
     x, w, bias, upstream = _random(2, 8, 16, 16, seed=1), _random(16, 8, 3, 3, seed=2), _random(16, seed=3), _random(
         2, 16, 16, 16, seed=4)
     reference = (numpy_reference.conv2d(x, w, bias, 1), *numpy_reference.conv2d_grads(x, w, upstream, 1))
@@ -118,15 +121,15 @@ def conv(context: CheckContext) -> None:
     with on(device):
         for layout, (numbers, data_axes, weight_axes) in layouts.items():
             for name in dtypes:
-                xi, wi = jnp.asarray(x.transpose(data_axes), name), jnp.asarray(w.transpose(weight_axes), name)
-                shaped_bias = jnp.asarray(bias, name).reshape([-1 if i == 1 else 1 for i in data_axes])
+                xi, wi = on_device(x.transpose(data_axes), name), on_device(w.transpose(weight_axes), name)
+                shaped_bias = on_device(bias, name).reshape([-1 if i == 1 else 1 for i in data_axes])
 
                 def forward(xv: Any, wv: Any, numbers: Any = numbers, shaped_bias: Any = shaped_bias) -> Any:
                     return jax.lax.conv_general_dilated(xv, wv, (1, 1), ((1, 1), (1, 1)),
                                                         dimension_numbers=numbers) + shaped_bias
 
                 out, pullback = jax.vjp(forward, xi, wi)
-                grad_x, grad_w = pullback(jnp.asarray(upstream.transpose(data_axes), name))
+                grad_x, grad_w = pullback(on_device(upstream.transpose(data_axes), name))
                 back = np.argsort(data_axes)
                 for part, got, want in (("out", np.asarray(out, np.float64).transpose(back), reference[0]),
                                         ("grad_input", np.asarray(grad_x, np.float64).transpose(back), reference[1]),
@@ -139,13 +142,12 @@ def conv(context: CheckContext) -> None:
 def attention(context: CheckContext) -> None:
     """``jax.nn.dot_product_attention`` with a causal mask, for each implementation this build offers."""
     device, jax, compare = begin(context)
-    jnp = jax.numpy
     q, k, v = (_random(2, 64, 4, 32, seed=s) for s in (1, 2, 3))
     reference = numpy_reference.causal_attention(q, k, v)
     name = "float16" if is_gpu(device) else "float32"
     ran, unavailable = [], {}
     with on(device):
-        inputs = [jnp.asarray(t, name) for t in (q, k, v)]
+        inputs = [on_device(t, name) for t in (q, k, v)]
         for implementation in (None, "xla", "cudnn"):
             label = implementation or "default"
             try:

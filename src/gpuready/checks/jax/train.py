@@ -9,8 +9,8 @@ import numpy as np
 
 from gpuready.checks.jax._util import begin
 from gpuready.isolation.spec import CheckContext, Skip
-from gpuready.workloads.jax_device import cpu_device, enable_x64, equations, import_jax, on
-from gpuready.workloads.jax_models import RECIPES, on_device
+from gpuready.workloads.jax_device import cpu_device, enable_x64, equations, import_jax, on, on_device
+from gpuready.workloads.jax_models import RECIPES
 from gpuready.workloads.protocol import JaxRecipe
 
 STEPS = 6
