@@ -14,6 +14,7 @@ from gpuready.model.identity import (
     DEFAULT_FRAMEWORK,
     IMPLEMENTATION_SETTINGS,
     alignment_key,
+    flops_source,
     framework_of,
     same_work,
     settings_text,
@@ -122,6 +123,10 @@ def _metric_rows(baseline: Side, other: Side, noise: float = NOISY_SPREAD) -> tu
     different: dict[str, str] = {}
     aligned: tuple[set[str], set[str]] = (set(), set())
     for a, b in _pairs(ours, theirs):
+        if a.metric == "achieved_tflops" and flops_source(a) != flops_source(b):
+            different[f"{a.workload} achieved_tflops ({settings_text(a.settings, ('workload', *HIDDEN_SETTINGS))})"] \
+                = f"FLOPs counted by {flops_source(a)} against {flops_source(b)}"
+            continue
         if not same_work(a, b):
             different[f"{a.workload} ({settings_text(a.settings, ('workload', *HIDDEN_SETTINGS))})"] = (
                 f"{a.annotations.get('flops_per_step'):.4g} vs {b.annotations.get('flops_per_step'):.4g} FLOPs per "
@@ -130,7 +135,8 @@ def _metric_rows(baseline: Side, other: Side, noise: float = NOISY_SPREAD) -> tu
         rows.append(_row(a, b, noise, *_implementations(a, b)))
         aligned[0].add(alignment_key(a))
         aligned[1].add(alignment_key(b))
-    unmatched = [f"{what}: the settings agree but the work differs ({why}); not compared"
+    unmatched = [f"{what}: " + (why if why.startswith("FLOPs counted") else f"the settings agree but the work "
+                                                                              f"differs ({why})") + "; not compared"
                  for what, why in sorted(different.items())]
     unmatched += _one_sided(baseline.name, ours, aligned[0]) + _one_sided(other.name, theirs, aligned[1])
     return rows + _best_batch_rows(ours, theirs, aligned, noise), unmatched

@@ -36,6 +36,11 @@ def framework_of(m: Measurement) -> str:
     return str(m.settings.get("framework") or DEFAULT_FRAMEWORK)
 
 
+def flops_source(m: Measurement) -> str:
+    """Who counted ``m``'s FLOPs."""
+    return str(m.annotations.get("flops_source") or DEFAULT_FLOPS_SOURCE)
+
+
 def workload_key(m: Measurement) -> str:
     """Workload, metric and every setting but the implementation ones (``IMPLEMENTATION_SETTINGS``): equal keys of
     two frameworks' measurements are the same workload run two ways."""
@@ -56,7 +61,6 @@ def same_work(a: Measurement, b: Measurement) -> bool:
     (a Run of schema 1 recorded no model size, so a tiny and a small transformer had equal settings). Counts made by
     two different counters (torch's and XLA's) are not compared: the model-config hash says the model is the same."""
     per_a, per_b = _flops_per_item(a), _flops_per_item(b)
-    sources = {str(m.annotations.get("flops_source") or DEFAULT_FLOPS_SOURCE) for m in (a, b)}
-    if per_a is None or per_b is None or len(sources) > 1:
+    if per_a is None or per_b is None or flops_source(a) != flops_source(b):
         return True
     return abs(per_a - per_b) <= FLOPS_TOLERANCE * max(per_a, per_b)

@@ -11,6 +11,7 @@ from gpuready.comparison import compare_sides as compare_with_catalogue
 from gpuready.compat.load import load_dataset
 from gpuready.model import Provenance, Run, RunKind, make_run
 from gpuready.model.identity import workload_key
+from gpuready.report.units import describe_settings
 from gpuready.stats import measurement, rate
 from gpuready.workloads.loader import builtin_identity
 from tests.unit.comparison.builders import step_times
@@ -32,7 +33,9 @@ def _bench(framework: str, median: float, *, size: str = "tiny", batch_size: int
     made: list[Any] = [measurement("step_time", "s", steps, "transformer", settings, notes),
                        measurement("samples_per_s", "samples/s", rate(batch_size, steps), "transformer", settings,
                                    notes),
-                       measurement("tokens_per_s", "tokens/s", rate(tokens, steps), "transformer", settings, notes)]
+                       measurement("tokens_per_s", "tokens/s", rate(tokens, steps), "transformer", settings, notes),
+                       measurement("achieved_tflops", "TFLOP/s", rate(flops / 1e12, steps), "transformer", settings,
+                                   notes)]
     if framework == "jax":
         made.append(measurement("compile_time", "s", [0.8], "transformer", settings, notes))
     return make_run(RunKind.BENCH, "test", measurements=tuple(made), provenance=Provenance.SYNTHETIC)
@@ -54,9 +57,19 @@ def test_a_jax_and_a_torch_run_of_the_same_transformer_size_align() -> None:
         assert row.settings["framework"] == "torch vs jax" and row.settings["compile"] == "False vs True"
         assert row.settings["size"] == "tiny" and "model_config" not in row.settings
     assert 1.8 < rows["tokens_per_s"].ratio.ratio < 2.2
+    assert describe_settings(rows["tokens_per_s"].settings) == ("framework=torch vs jax mode=train precision=fp32 "
+                                                                 "batch_size=8 compile=False vs True")
     assert "tokens_per_s (torch vs jax)" in pairing.conclusion and "faster" in pairing.conclusion
-    assert pairing.unmatched == ("transformer (batch_size=8, compile=True, dataloader_workers=0, framework=jax, "
-                                 "mode=train, precision=fp32, sequence=32, size=tiny) on jax only: compile_time",)
+    assert pairing.unmatched == (
+        "transformer achieved_tflops (batch_size=8, compile=False, dataloader_workers=0, framework=torch, mode=train, "
+        "precision=fp32, sequence=32, size=tiny): FLOPs counted by torch.utils.flop_counter against XLA cost analysis "
+        "of the compiled step; not compared",
+        "transformer (batch_size=8, compile=False, dataloader_workers=0, framework=torch, mode=train, precision=fp32, "
+        "sequence=32, size=tiny) on torch only: achieved_tflops",
+        "transformer (batch_size=8, compile=True, dataloader_workers=0, framework=jax, mode=train, precision=fp32, "
+        "sequence=32, size=tiny) on jax only: achieved_tflops, compile_time")
+    same = _pairing(("a", (_bench("jax", 0.01),)), ("b", (_bench("jax", 0.01, seed=4),)))
+    assert "achieved_tflops" in {row.metric for row in same.metrics}, "one counter: compared"
 
 
 def test_other_sizes_do_not_align_across_frameworks() -> None:
