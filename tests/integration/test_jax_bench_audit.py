@@ -39,9 +39,9 @@ def _metric(data: dict[str, Any], metric: str, batch: int | None = None) -> dict
 @pytest.mark.torch
 def test_a_jax_and_a_torch_run_of_one_transformer_size_are_compared(tmp_path: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    jax_run = _bench(tmp_path, capsys, "jax", "transformer", "--framework", "jax", "--steps", "4", "--warmup", "2",
+    jax_run = _bench(tmp_path, capsys, "jax", "transformer", "--framework", "jax", "--steps", "3", "--warmup", "1",
                      "--batch-size", "4,8", "--micro", "gemm")
-    torch_run = _bench(tmp_path, capsys, "torch", "transformer", "--steps", "4", "--warmup", "2", "--batch-size", "8")
+    torch_run = _bench(tmp_path, capsys, "torch", "transformer", "--steps", "3", "--warmup", "1", "--batch-size", "8")
     tokens = _metric(jax_run, "tokens_per_s", 8)
     assert tokens["settings"]["framework"] == "jax" and tokens["settings"]["compile"] is True
     same = ("workload", "size", "sequence", "model_config", "mode", "precision", "batch_size")

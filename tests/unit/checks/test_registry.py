@@ -42,9 +42,8 @@ def test_suites() -> None:
     assert {s.id for s in BUILTIN.select("full", only=("torch.ops.*",))} == ops
     assert all(s.framework == "jax" for s in BUILTIN.select("quick", framework="jax"))
     jax_quick = {s.id for s in BUILTIN.select("quick", framework="jax")}
-    assert {"jax.device.backend", "jax.ops.matmul", "jax.train.mlp", "jax.checkpoint.roundtrip",
-            "jax.jit.equivalence"} <= jax_quick
-    assert {"jax.ops.fft", "jax.train.transformer", "jax.jit.recompilation"} <= full - quick
+    assert {"jax.device.backend", "jax.ops.matmul", "jax.train.mlp", "jax.checkpoint.roundtrip"} <= jax_quick
+    assert {"jax.ops.fft", "jax.train.transformer", "jax.jit.equivalence", "jax.jit.recompilation"} <= full - quick
     assert "jax.basics" not in quick | full | distributed and BUILTIN.get("jax.basics").framework == "jax"
 
 
