@@ -13,9 +13,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
+from tests.scan_truth import CORPUS, labels, score, snapshot  # noqa: E402
+
 from gpuready import api  # noqa: E402
 from gpuready.model.config import ScanConfig  # noqa: E402
-from tests.scan_truth import CORPUS, labels, score, snapshot  # noqa: E402
 
 
 def main(argv: list[str]) -> int:

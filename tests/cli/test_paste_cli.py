@@ -43,7 +43,8 @@ def test_the_markdown_reply_shows_the_paste_the_fixes_and_what_to_ask(capsys: py
     assert "<details><summary>How the paste was read</summary>" in out and "python-print" in out
 
 
-def test_a_hostile_paste_cannot_inject_markup_into_the_reply(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_hostile_paste_cannot_inject_markup_into_the_reply(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
     paste = tmp_path / "evil.md"
     paste.write_text("### GPU\n\n<img src=x onerror=alert(1)> RX 7900 XTX\n\nRuntimeError: HIP error: invalid device "
                      "function <script>alert(1)</script>\n", encoding="utf-8")
