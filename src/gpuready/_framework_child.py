@@ -45,15 +45,23 @@ def torch_facts() -> dict[str, Any]:
 
 
 def jax_facts() -> dict[str, Any]:
-    """Version, default backend and devices of JAX."""
+    """Version, default backend and its platform version (the CUDA or ROCm runtime of the plugin), devices and
+    their architectures (jaxlib and the plugin / PJRT distributions come from package metadata, as torch's)."""
     import jax
 
     devices = jax.devices()
+    platform_version = ""
+    try:
+        platform_version = str(devices[0].client.platform_version).strip().splitlines()[0] if devices else ""
+    except Exception:  # noqa: BLE001 - an older jaxlib without it
+        pass
     return {
         "version": str(jax.__version__),
         "default_backend": str(jax.default_backend()),
+        "platform_version": platform_version,
         "device_count": len(devices),
         "device_names": [str(getattr(d, "device_kind", d)) for d in devices],
+        "device_archs": [str(getattr(d, "compute_capability", "")) for d in devices if d.platform != "cpu"],
         "platforms": sorted({str(d.platform) for d in devices}),
     }
 

@@ -135,7 +135,7 @@ def audit(config: AuditConfig | None = None) -> Run:
         from gpuready.placement.jax_audit import run_jax_audit
         from gpuready.probe import collect_fingerprint
 
-        return run_jax_audit(collect_fingerprint(frameworks=False), inline=config.inline)
+        return run_jax_audit(collect_fingerprint(frameworks=False), config)
     from gpuready.placement.driver import run_torch_audit
 
     return run_torch_audit(config)

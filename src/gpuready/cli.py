@@ -34,7 +34,7 @@ FIELD_OPTIONS = {"gpu": "--gpu", "os": "--os", "rocm": "--rocm", "framework": "-
                  "jobs": "--jobs", "report_kind": "--kind", "check_suite": "--checks", "bench_steps": "--bench-steps",
                  "threshold": "--threshold", "benches": "--bench", "size": "--size", "mode": "--mode",
                  "dataloader_workers": "--dataloader-workers", "sides": "SIDES", "since": "--since",
-                 "out": "--out", "sources": "--sources"}
+                 "out": "--out", "sources": "--sources", "compile": "--compile"}
 """Library errors name configuration fields; the CLI says which option that was."""
 
 PATH = click.Path(dir_okay=False, path_type=Path)
@@ -350,7 +350,8 @@ def scan(path: Path, as_json: bool, output: Path | None, sarif: Path | None, fai
 @click.option("--timeout", "timeout_s", type=float, default=600.0, show_default=True)
 @click.option("--no-coverage", is_flag=True, help="Skip replaying the step's ops against the float64 reference.")
 @click.option("--framework", type=click.Choice(["torch", "jax"]), default="torch", show_default=True,
-              help="jax: where a jitted step runs, and a silent CPU fallback.")
+              help="jax: run a JAX step (the built-in or a JAX factory): where it runs, host transfers, callbacks, "
+                   "recompilation.")
 @click.option("--json", "as_json", is_flag=True, help="Print the Run (findings with file:line) as JSON.")
 @click.option("-o", "--output", type=PATH, help="Write the result to FILE.")
 @store_options
@@ -394,6 +395,8 @@ def _render_bench(run: Run) -> object:
 @click.option("--steps", type=int, default=20, show_default=True)
 @click.option("--warmup", type=int, default=5, show_default=True,
               help="At most this many warm-up steps (fewer once step times settle).")
+@click.option("--framework", type=click.Choice(["torch", "jax"]), default="torch", show_default=True,
+              help="jax: the built-in mlp or transformer (same sizes as torch's) or a JAX factory, always jitted.")
 @click.option("--compile", "compile_model", is_flag=True, help="torch.compile the model.")
 @click.option("--dataloader-workers", type=int, default=0, show_default=True)
 @click.option("--find-max-batch", is_flag=True, help="Also find the largest batch that fits (doubling, bisection).")
@@ -408,7 +411,7 @@ def _render_bench(run: Run) -> object:
 @click.option("-o", "--output", type=PATH, help="Write the Run (JSON) to FILE.")
 @store_options
 def bench(workload: str, mode: str, precision: str, batch_sizes: str | None, size: str, sequence: int | None,
-          steps: int, warmup: int, compile_model: bool, dataloader_workers: int, find_max_batch: bool,
+          steps: int, warmup: int, framework: str, compile_model: bool, dataloader_workers: int, find_max_batch: bool,
           hf_family: str | None, hf_size: str, micro: str, targets: tuple[str, ...], device: str,
           data_dir: Path | None, as_json: bool, output: Path | None, **store: Any) -> None:
     """Benchmark WORKLOAD (mlp, cnn, transformer, file.py:factory or module:factory) and the device's ceilings."""
@@ -420,7 +423,8 @@ def bench(workload: str, mode: str, precision: str, batch_sizes: str | None, siz
         workload, size = f"hf:{hf_family}", hf_size
     config = BenchConfig(workload, mode, precision, _batch_sizes(batch_sizes), size, sequence, steps, warmup,
                          compile_model, dataloader_workers, find_max_batch,
-                         micro=tuple(m.strip() for m in micro.split(",") if m.strip()), targets=targets, device=device)
+                         micro=tuple(m.strip() for m in micro.split(",") if m.strip()), targets=targets, device=device,
+                         framework=framework)
     phases = 1 + int(find_max_batch) + len(config.micro)
     run = api.bench(config, data=api.load_data(data_dir), progress=ProgressLines(phases, results=False))
     Finish(_render_bench, as_json, output, output_json=True)(run, store)

@@ -14,7 +14,7 @@ from gpuready.isolation.launchers import InlineLauncher, Progress, SubprocessLau
 from gpuready.model import CheckStatus, Finding, Fingerprint, Measurement, Run, RunKind, Severity, from_dict, make_run
 from gpuready.model.config import BenchConfig
 from gpuready.stats import is_noisy
-from gpuready.workloads.resolve import require_batch_size, resolve
+from gpuready.workloads.resolve import require_batch_size, require_framework, resolve
 
 if TYPE_CHECKING:
     from gpuready.compat.load import Dataset
@@ -27,6 +27,7 @@ comparison or a regression verdict never rests on it."""
 def validate(config: BenchConfig) -> None:
     """Everything that can be known wrong before anything runs: the workload, batch options, targets."""
     ref = resolve(config.workload)
+    require_framework(ref, config.framework)
     if config.batch_sizes:
         require_batch_size(ref, "a batch size sweep")
     if config.find_max_batch:
@@ -77,7 +78,8 @@ def run_bench(config: BenchConfig, data: Dataset, *, fingerprint: Fingerprint | 
                                           "spread": f"{target.spread}", "met": str(target.met).lower()}))
     return make_run(RunKind.BENCH, __version__, fingerprint=fingerprint, results=results,
                     measurements=measurements, findings=findings,
-                    tags=(f"workload:{config.workload}", f"mode:{config.mode}", f"precision:{config.precision}"))
+                    tags=(f"workload:{config.workload}", f"mode:{config.mode}", f"precision:{config.precision}",
+                          f"framework:{config.framework}"))
 
 
 __all__ = ["NOISY_SPREAD", "noise_findings", "run_bench", "validate"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from collections.abc import Callable
 
@@ -16,8 +17,12 @@ Probe = Callable[[], Fingerprint]
 
 
 def selected(config: CheckConfig) -> list[CheckSpec]:
-    """The checks a configuration selects (InputError when a pattern matches none)."""
-    return BUILTIN.select(config.suite, config.only, config.framework)
+    """The checks a configuration selects (InputError when a pattern matches none). JAX's checks are in the suites
+    when JAX is installed, or when asked for by framework or id; otherwise they would only say "skip"."""
+    specs = BUILTIN.select(config.suite, config.only, config.framework)
+    if config.framework is None and not config.only and importlib.util.find_spec("jax") is None:
+        specs = [spec for spec in specs if spec.framework != "jax"]
+    return specs
 
 
 def run_checks(config: CheckConfig, *, progress: Progress | None = None, probe: Probe | None = None) -> Run:

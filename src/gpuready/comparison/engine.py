@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from gpuready.comparison.cost import CostInputs, CostLine, cost_line, price_for
 from gpuready.comparison.environment import environment_rows
 from gpuready.comparison.model import Comparison, MetricComparison, Pairing, PaperPeaks, Side, SideSummary
 from gpuready.model import Measurement, RunKind, Severity
-from gpuready.model.identity import alignment_key, same_work, settings_text
+from gpuready.model.identity import (
+    DEFAULT_FRAMEWORK,
+    IMPLEMENTATION_SETTINGS,
+    alignment_key,
+    flops_source,
+    framework_of,
+    same_work,
+    settings_text,
+    workload_key,
+)
 from gpuready.model.metrics import comparable, higher_is_better
 from gpuready.stats import is_noisy, median_ratio
 
@@ -79,23 +88,57 @@ def _row(a: Measurement, b: Measurement, noise: float, settings: dict[str, objec
                             alignment, noisy=is_noisy(a.summary, noise) or is_noisy(b.summary, noise))
 
 
+def _pairs(ours: dict[str, Measurement], theirs: dict[str, Measurement],
+           view: Callable[[Measurement], Measurement] = lambda m: m) -> list[tuple[Measurement, Measurement]]:
+    """Measurements of the two sides under the same key; then, of those left on both sides, two frameworks'
+    measurements that agree on everything but the framework and its compilation (``workload_key``), when exactly one
+    on each side does."""
+    pairs = [(ours[key], theirs[key]) for key in sorted(ours.keys() & theirs.keys())]
+    left: list[dict[str, list[Measurement]]] = [{}, {}]
+    for group, found in zip(left, (ours, theirs), strict=True):
+        for key, m in found.items():
+            if key not in ours.keys() & theirs.keys():
+                group.setdefault(workload_key(view(m)), []).append(m)
+    for key in sorted(left[0].keys() & left[1].keys()):
+        if len(left[0][key]) == 1 and len(left[1][key]) == 1 and framework_of(left[0][key][0]) != framework_of(
+                left[1][key][0]):
+            pairs.append((left[0][key][0], left[1][key][0]))
+    return pairs
+
+
+def _implementations(a: Measurement, b: Measurement) -> tuple[dict[str, object], str]:
+    """The settings to show (an implementation setting that differs as ``torch vs jax``) and the alignment's name."""
+    settings = dict(a.settings)
+    for name in IMPLEMENTATION_SETTINGS:
+        if a.settings.get(name) != b.settings.get(name):
+            settings[name] = f"{a.settings.get(name, DEFAULT_FRAMEWORK if name == 'framework' else '?')} vs " \
+                             f"{b.settings.get(name, DEFAULT_FRAMEWORK if name == 'framework' else '?')}"
+    frameworks = (framework_of(a), framework_of(b))
+    return settings, "same settings" if frameworks[0] == frameworks[1] else " vs ".join(frameworks)
+
+
 def _metric_rows(baseline: Side, other: Side, noise: float = NOISY_SPREAD) -> tuple[list[MetricComparison], list[str]]:
     ours, theirs = _measurements(baseline), _measurements(other)
     rows = []
     different: dict[str, str] = {}
-    for key in sorted(ours.keys() & theirs.keys()):
-        a, b = ours[key], theirs[key]
+    aligned: tuple[set[str], set[str]] = (set(), set())
+    for a, b in _pairs(ours, theirs):
+        if a.metric == "achieved_tflops" and flops_source(a) != flops_source(b):
+            different[f"{a.workload} achieved_tflops ({settings_text(a.settings, ('workload', *HIDDEN_SETTINGS))})"] \
+                = f"FLOPs counted by {flops_source(a)} against {flops_source(b)}"
+            continue
         if not same_work(a, b):
             different[f"{a.workload} ({settings_text(a.settings, ('workload', *HIDDEN_SETTINGS))})"] = (
                 f"{a.annotations.get('flops_per_step'):.4g} vs {b.annotations.get('flops_per_step'):.4g} FLOPs per "
                 "step")
             continue
-        rows.append(_row(a, b, noise))
-    aligned = {alignment_key(m) for m in (ours[k] for k in ours.keys() & theirs.keys()) if _describe(m) and
-               same_work(m, theirs[alignment_key(m)])}
-    unmatched = [f"{what}: the settings agree but the work differs ({why}); not compared"
+        rows.append(_row(a, b, noise, *_implementations(a, b)))
+        aligned[0].add(alignment_key(a))
+        aligned[1].add(alignment_key(b))
+    unmatched = [f"{what}: " + (why if why.startswith("FLOPs counted") else f"the settings agree but the work "
+                                                                              f"differs ({why})") + "; not compared"
                  for what, why in sorted(different.items())]
-    unmatched += _one_sided(baseline.name, ours, aligned) + _one_sided(other.name, theirs, aligned)
+    unmatched += _one_sided(baseline.name, ours, aligned[0]) + _one_sided(other.name, theirs, aligned[1])
     return rows + _best_batch_rows(ours, theirs, aligned, noise), unmatched
 
 
@@ -128,19 +171,21 @@ def _without_batch(m: Measurement) -> Measurement:
     return dataclasses.replace(m, settings={k: v for k, v in m.settings.items() if k != "batch_size"})
 
 
-def _best_batch_rows(ours: dict[str, Measurement], theirs: dict[str, Measurement], aligned: set[str],
+def _best_batch_rows(ours: dict[str, Measurement], theirs: dict[str, Measurement], aligned: tuple[set[str], set[str]],
                      noise: float) -> list[MetricComparison]:
     """Throughput of a workload both sides measured, but never at the same batch size: each side at its best."""
-    exact = {alignment_key(_without_batch(m)) for key, m in ours.items() if key in aligned}
-    a_best, b_best = _best_by_workload(ours), _best_by_workload(theirs)
+    exact = [{alignment_key(_without_batch(m)) for key, m in found.items() if key in done}
+             for found, done in zip((ours, theirs), aligned, strict=True)]
+    a_best, b_best = ({k: m for k, m in _best_by_workload(found).items() if k not in done}
+                      for found, done in zip((ours, theirs), exact, strict=True))
     rows = []
-    for key in sorted(a_best.keys() & b_best.keys() - exact):
-        a, b = a_best[key], b_best[key]
+    for a, b in _pairs(a_best, b_best, _without_batch):
         if not same_work(a, b):
             continue
-        settings = dict(a.settings)
+        settings, frameworks = _implementations(a, b)
         settings["batch_size"] = f"{a.settings['batch_size']} vs {b.settings['batch_size']}"
-        rows.append(_row(a, b, noise, settings, "each side's best batch size"))
+        alignment = "each side's best batch size" + ("" if frameworks == "same settings" else f", {frameworks}")
+        rows.append(_row(a, b, noise, settings, alignment))
     return rows
 
 
@@ -203,8 +248,10 @@ def _conclusion(baseline: SideSummary, other: SideSummary, rows: Sequence[Metric
         interval = (f" (CI {shown.low:.2f}-{shown.high:.2f})" if shown.low is not None and shown.high is not None
                     else " (too few samples for an interval)")
         subject = f"{headline.workload} {headline.metric}"
-        if headline.alignment != "same settings":
-            subject += f" at {headline.alignment} ({headline.settings.get('batch_size')})"
+        if headline.alignment.startswith("each side's best batch size"):
+            subject += f" at each side's best batch size ({headline.settings.get('batch_size')})"
+        if " vs " in str(headline.settings.get("framework", "")):
+            subject += f" ({headline.settings['framework']})"
         if headline.noisy:
             parts.append(f"the step times of {subject} are too noisy on one side or both to state a speed ratio "
                          f"(measured {advantage.ratio:.2f}x); measure again on an idle machine")

@@ -165,11 +165,16 @@ class BenchConfig:
     targets: tuple[str, ...] = ()
     """Goals such as ``tokens_per_s>=5000``; a missed one fails the run."""
     device: str = "auto"
+    framework: str = "torch"
+    """``torch`` or ``jax`` (JAX: the built-in mlp and transformer, or a factory of the JAX contract; always jitted)."""
     inline: bool = False
 
     def __post_init__(self) -> None:
         _choice("mode", self.mode, MODES)
         _choice("precision", self.precision, PRECISIONS)
+        _choice("framework", self.framework, FRAMEWORKS)
+        if self.framework == "jax":
+            self._jax_options()
         _choice("size", self.size, SIZES)
         check_device(self.device)
         for name in ("steps", "warmup", "max_batch_limit"):
@@ -184,6 +189,17 @@ class BenchConfig:
             raise InputError(f"{', '.join(unknown)}: choose from gemm, copy, allreduce", field="micro")
         if not self.workload.strip():
             raise InputError("expected a workload", field="workload")
+
+
+    def _jax_options(self) -> None:
+        if self.compile:
+            raise InputError("a JAX step is always compiled (jax.jit); compile asks for torch.compile", field="compile")
+        if self.dataloader_workers:
+            raise InputError("JAX benchmarks read their batches in the process; no data loader workers",
+                             field="dataloader_workers")
+        if set(self.micro) - {"gemm"}:
+            raise InputError(f"{', '.join(sorted(set(self.micro) - {'gemm'}))}: with JAX only the gemm "
+                             "micro-benchmark runs (copy and allreduce are measured through torch)", field="micro")
 
 
 @dataclass(frozen=True)

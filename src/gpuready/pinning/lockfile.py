@@ -132,8 +132,11 @@ def pinned_requirements(lock: Lock) -> str:
     if label.index and not label.preview:
         lines.append(f"--extra-index-url https://download.pytorch.org/whl/{label.index}")
     for name, version in lock.distributions.items():
-        if name in lock.sources and lock.sources[name].startswith("file:"):
-            lines.append(f"# {name}=={version} was installed from a local path: {lock.sources[name]}")
+        source = lock.sources.get(name, "")
+        if source.startswith("file:"):
+            lines.append(f"# {name}=={version} was installed from a local path: {source}")
+        elif source.startswith("https://") and source.endswith(".whl"):
+            lines.append(f"{name} @ {source}")  # a wheel from a vendor's site (a JAX ROCm plugin from repo.radeon.com)
         else:
             lines.append(f"{name}=={version}")
     return "\n".join(lines) + "\n"

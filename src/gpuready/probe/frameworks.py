@@ -142,15 +142,17 @@ def _framework_from_facts(
     variant = BuildVariant.ROCM if "rocm" in platforms else BuildVariant.CUDA if (
         "cuda" in platforms) else BuildVariant.CPU if backend_name == "cpu" else meta_variant.get(BuildVariant.UNKNOWN)
     names = _strings(facts.get("device_names"))
+    archs = _strings(facts.get("device_archs"))
+    platform = str(facts.get("platform_version") or "")
     return Framework(
         name=name,
         version=version,
         variant=Fact.of(variant, "jax.devices()"),
-        backend_version=unsupported,
+        backend_version=Fact.of(platform, "the JAX backend's platform_version") if platform else unsupported,
         accelerator_available=Fact.of(backend_name not in ("", "cpu"), "jax.default_backend()"),
         device_count=Fact.of(int(facts.get("device_count") or 0), "jax.devices()"),
         device_names=Fact.maybe(names, source),
-        device_archs=unsupported,
+        device_archs=Fact.of(archs, "device.compute_capability") if archs and all(archs) else unsupported,
         arch_list=unsupported,
         default_backend=Fact.of(backend_name, "jax.default_backend()") if backend_name else Fact.absent(source),
     )

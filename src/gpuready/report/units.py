@@ -19,10 +19,12 @@ SHOWN_SETTINGS = ("mode", "precision", "batch_size", "compile")
 
 
 def describe_settings(settings: dict[str, object], keys: tuple[str, ...] | None = SHOWN_SETTINGS) -> str:
-    """``mode=train precision=bf16 ...`` for the chosen keys (``None``: every key but device and workload)."""
+    """``mode=train precision=bf16 ...`` for the chosen keys (``None``: every key but device and workload); a
+    setting on which two aligned sides differ (``framework=torch vs jax``) is always shown, first."""
     if keys is None:
         return ", ".join(f"{k}={v}" for k, v in settings.items() if k not in ("device", "workload"))
-    return " ".join(f"{k}={settings[k]}" for k in keys if k in settings)
+    differing = [k for k, v in settings.items() if k not in keys and isinstance(v, str) and " vs " in v]
+    return " ".join(f"{k}={settings[k]}" for k in (*differing, *keys) if k in settings)
 
 
 PROVENANCE_NOTE = {

@@ -15,7 +15,7 @@ from typing import Any
 
 from gpuready.errors import InputError
 from gpuready.workloads.protocol import Workload, config_hash
-from gpuready.workloads.resolve import BUILTINS, FACTORY_CONTRACT, resolve
+from gpuready.workloads.resolve import BUILTINS, FACTORY_CONTRACT, WorkloadRef, resolve
 
 TRANSFORMER_PRESETS = {
     "tiny": {"width": 64, "heads": 4, "layers": 2, "sequence": 32},
@@ -58,19 +58,27 @@ def _import(source: str, spec: str) -> Any:
     return importlib.import_module(target)
 
 
-def _builtin(name: str, batch_size: int | None, size: str, sequence: int | None) -> Workload:
-    from gpuready.workloads.torch_models import build_cnn, build_mlp, build_transformer
-
-    batch = {"batch": batch_size} if batch_size else {}
+def builtin_identity(name: str, size: str, sequence: int | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A built-in's model configuration and identity (one home: the torch and the JAX model of one preset get the
+    same identity, so a comparison aligns them)."""
     if name == "transformer":
         preset = dict(TRANSFORMER_PRESETS[size])
         if sequence:
             preset["sequence"] = sequence
+        return preset, {"workload": name, "size": size, "sequence": preset["sequence"],
+                        "model_config": config_hash(preset)}
+    return {}, {"workload": name, "model_config": config_hash(name)}
+
+
+def _builtin(name: str, batch_size: int | None, size: str, sequence: int | None) -> Workload:
+    from gpuready.workloads.torch_models import build_cnn, build_mlp, build_transformer
+
+    batch = {"batch": batch_size} if batch_size else {}
+    preset, identity = builtin_identity(name, size, sequence)
+    if name == "transformer":
         recipe = build_transformer(**preset, **batch)
-        identity = {"workload": name, "size": size, "sequence": preset["sequence"], "model_config": config_hash(preset)}
     else:
         recipe = (build_mlp if name == "mlp" else build_cnn)(**batch)
-        identity = {"workload": name, "model_config": config_hash(name)}
     return Workload(name, recipe.make_model(), recipe.batch, recipe.loss, identity=identity)
 
 
@@ -85,6 +93,14 @@ def load_workload(spec: str, *, batch_size: int | None = None, size: str = "tiny
 
         return build_hf(spec.removeprefix("hf:"), size if size != "large" else "medium", batch=batch_size or 4,
                         sequence=sequence or 128)
+    produced, identity = call_factory(ref, spec, batch_size)
+    return _from_factory(spec, produced, identity)
+
+
+def call_factory(ref: WorkloadRef, spec: str, batch_size: int | None, contract: str = FACTORY_CONTRACT
+                 ) -> tuple[Any, dict[str, Any]]:
+    """Import the user's module and call its factory (with ``batch_size`` when one is asked for): what it returned,
+    and the workload's identity (the spec and a hash of the module's source)."""
     module = _import(ref.source, spec)
     factory = getattr(module, ref.factory, None)
     if not callable(factory):
@@ -93,10 +109,10 @@ def load_workload(spec: str, *, batch_size: int | None = None, size: str = "tiny
     if batch_size is not None:
         parameters = inspect.signature(factory).parameters
         if "batch_size" not in parameters and not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
-            raise InputError(f"{ref.factory}() takes no batch_size argument ({FACTORY_CONTRACT})", source=spec,
+            raise InputError(f"{ref.factory}() takes no batch_size argument ({contract})", source=spec,
                              field="batch_sizes")
-        return _from_factory(spec, factory(batch_size=batch_size), identity)
-    return _from_factory(spec, factory(), identity)
+        return factory(batch_size=batch_size), identity
+    return factory(), identity
 
 
-__all__ = ["BUILTINS", "TRANSFORMER_PRESETS", "load_workload"]
+__all__ = ["BUILTINS", "TRANSFORMER_PRESETS", "builtin_identity", "call_factory", "load_workload"]

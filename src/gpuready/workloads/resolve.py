@@ -23,6 +23,10 @@ HF_FAMILIES = ("llama", "mistral", "qwen2", "gpt2")
 MAX_SOURCE_BYTES = 16 * 2**20
 FACTORY_CONTRACT = ("a factory is called with no arguments (or with batch_size=N when it accepts one) and returns "
                     "model, batch and loss (optionally optimizer and placed)")
+JAX_BUILTINS = ("mlp", "transformer")
+JAX_FACTORY_CONTRACT = ("a JAX factory is called with no arguments (or with batch_size=N when it accepts one) and "
+                        "returns step ((params, batch) -> new params), params and batch (step -> batch); optionally "
+                        "tokens_per_step")
 
 
 @dataclass(frozen=True)
@@ -127,3 +131,13 @@ def require_batch_size(ref: WorkloadRef, option: str) -> None:
         raise InputError(f"{ref.factory}() in {ref.source} takes no batch_size argument, so {option} cannot be "
                          f"honoured; add a batch_size parameter to the factory ({FACTORY_CONTRACT})",
                          field="batch_sizes", source=ref.spec)
+
+
+def require_framework(ref: WorkloadRef, framework: str) -> None:
+    """InputError when the workload has no implementation in ``framework`` (JAX: mlp, transformer, or a factory)."""
+    if framework != "jax":
+        return
+    if ref.kind == "hf" or (ref.kind == "builtin" and ref.spec not in JAX_BUILTINS):
+        raise InputError(f"there is no JAX {ref.spec} built in; with --framework jax choose from "
+                         f"{', '.join(JAX_BUILTINS)} or your own file.py:factory ({JAX_FACTORY_CONTRACT})",
+                         field="workload", source=ref.spec)

@@ -36,10 +36,15 @@ def test_suites() -> None:
     assert quick < full and not distributed & full
     assert {"torch.ops.matmul", "torch.train.transformer", "torch.checkpoint.roundtrip"} <= quick
     assert {"torch.ops.fft", "torch.compile.equivalence"} <= full - quick
-    assert distributed == {"torch.distributed.collectives", "torch.distributed.ddp"}
+    assert distributed == {"torch.distributed.collectives", "torch.distributed.ddp", "jax.distributed.local",
+                           "jax.distributed.processes"}
     ops = {i for i in full if i.startswith("torch.ops")}
     assert {s.id for s in BUILTIN.select("full", only=("torch.ops.*",))} == ops
     assert all(s.framework == "jax" for s in BUILTIN.select("quick", framework="jax"))
+    jax_quick = {s.id for s in BUILTIN.select("quick", framework="jax")}
+    assert {"jax.device.backend", "jax.ops.matmul", "jax.train.mlp", "jax.checkpoint.roundtrip"} <= jax_quick
+    assert {"jax.ops.fft", "jax.train.transformer", "jax.jit.equivalence", "jax.jit.recompilation"} <= full - quick
+    assert "jax.basics" not in quick | full | distributed and BUILTIN.get("jax.basics").framework == "jax"
 
 
 def test_every_builtin_target_exists() -> None:

@@ -1,19 +1,15 @@
-"""Shared pieces of the PyTorch checks: the device under test, the float64 CPU reference, tolerances."""
+"""Shared pieces of the PyTorch checks: the device under test, the float64 CPU reference (tolerances in
+``checks/reference.py``, shared with the JAX checks)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from gpuready.isolation.spec import CheckContext, Fail, import_torch
+from gpuready.checks.reference import ACCUMULATION_SLACK, RELATIVE_TOLERANCE, fail_with
+from gpuready.isolation.spec import CheckContext, import_torch
 from gpuready.workloads.torch_device import device_under_test, is_gpu, synchronize
 
 __all__ = ["RELATIVE_TOLERANCE", "Comparison", "device_under_test", "import_torch", "is_gpu", "synchronize"]
-
-ACCUMULATION_SLACK = 8.0
-"""Headroom over the probabilistic error bound of float32 summation (correct kernels measure about 0.05-0.5 of the
-bound with it; bf16/fp16 accumulation and TF32 inputs about 40-500)."""
-RELATIVE_TOLERANCE = {"float64": 1e-10, "float32": 2e-4, "tf32": 8e-3, "float16": 8e-3, "bfloat16": 4e-2}
-"""Max |actual - reference| / max |reference| allowed per compute dtype (reference: float64 on the CPU)."""
 
 
 class Comparison:
@@ -79,6 +75,4 @@ class Comparison:
 
     def finish(self) -> None:
         """Fail with every miss, or return."""
-        if self.misses:
-            raise Fail("; ".join(self.misses[:8]) + (f" (+{len(self.misses) - 8} more)" if len(self.misses) > 8
-                                                     else ""))
+        fail_with(self.misses)
