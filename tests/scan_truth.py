@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from gpuready.model import Finding, Severity
+from gpuready.scanner.engine import deciding
 
 CORPUS = Path(__file__).parent / "fixtures" / "scan-corpus"
 NEAR = 3
@@ -125,8 +126,11 @@ class ScoredRepo:
     """Labelled finding (path:first line, severity) -> reported at warning level or above."""
     reported: list[tuple[str, bool]] = field(default_factory=list)
     """Each blocker/warning the scan reported (path:line) -> it is a labelled place."""
+    on_labelled_files: list[tuple[str, bool]] = field(default_factory=list)
+    """The same, for reports in files the labels name (as a finding or a trap): the labels list the decisive places,
+    not every file of a large kernel tree, so a report elsewhere is not necessarily wrong."""
     false_blockers: list[str] = field(default_factory=list)
-    """Blockers reported on a project labelled portable, in files where the labels have no blocker."""
+    """Blockers that decide the project verdict (core or build) on a project labelled portable."""
 
     @property
     def agrees(self) -> bool:
@@ -147,7 +151,8 @@ def score(label: Label, findings: Sequence[Finding], verdict: str) -> ScoredRepo
                                                 len(item.get("lines") or ()) >= 10 and line > max(item["lines"]))
                       for item in label.findings)
         scored.reported.append((f"{path}:{line} {finding.code}", matched))
-        if label.verdict == "portable" and finding.severity is Severity.BLOCKER and not any(
-                path == item["path"] and item.get("severity") == "blocker" for item in label.findings):
+        if any(path == item["path"] for item in (*label.findings, *label.not_findings)):
+            scored.on_labelled_files.append((f"{path}:{line} {finding.code}", matched))
+        if label.verdict == "portable" and finding.severity is Severity.BLOCKER and deciding(finding):
             scored.false_blockers.append(f"{path}:{line} {finding.code}")
     return scored

@@ -315,7 +315,8 @@ def check(suite: str, only: tuple[str, ...], device: str, framework: str | None,
 @click.option("-o", "--output", type=PATH, help="Write the result to FILE.")
 @click.option("--sarif", type=PATH, help="Also write SARIF 2.1.0 to FILE.")
 @click.option("--fail-on", type=click.Choice(["blocker", "warning", "never"]), default="blocker", show_default=True,
-              help="Exit 1 when a finding of this severity (or worse) is present.")
+              help="Exit 1 when the project verdict (core code and build; not tests, examples, CI or optional "
+                   "features) is BLOCKED (blocker) or not PORTABLE (warning).")
 @click.option("--kb", "kb_file", type=PATH, help="Use this packages knowledge base (YAML) instead of the bundled one.")
 @click.option("--jobs", type=int, help="Parallel workers (default: all cores).")
 @click.option("--no-cache", is_flag=True, help="Read every file again (no content cache).")

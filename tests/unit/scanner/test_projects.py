@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from gpuready.cli import main
@@ -157,6 +158,10 @@ def test_cli_json_sarif_and_fail_on(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert run["outcome"]["counts"]["warn"] >= 2 and run["outcome"]["summary"].startswith("NEEDS ALTERNATIVES: ")
     document = json.loads(sarif.read_text())
     assert document["version"] == "2.1.0"
+    schema = json.loads((FIXTURES / "sarif" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    jsonschema.Draft7Validator(schema).validate(document)  # the OASIS SARIF 2.1.0 schema
+    with pytest.raises(jsonschema.ValidationError):  # and it bites
+        jsonschema.Draft7Validator(schema).validate({**document, "runs": [{"results": []}]})
     results = document["runs"][0]["results"]
     assert {(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results} >= {
         ("scan.python.version_cuda", 6), ("scan.python.nvcc_call", 26)}
@@ -188,3 +193,18 @@ def test_environment_is_untouched(tmp_path: Path, kb: KnowledgeBase) -> None:
     before = dict(os.environ)
     scan_tree(PROJECTS, kb, jobs=2, cache=False)
     assert dict(os.environ) == before
+
+
+def test_the_pre_commit_hook_runs_the_documented_command(capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    root = Path(__file__).parents[3]
+    hooks = yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hook = next(h for h in hooks if h["id"] == "gpuready-scan")
+    assert hook["pass_filenames"] is False and hook["language"] == "python"
+    command = hook["entry"].split()
+    assert command[:2] == ["gpuready", "scan"] and "--fail-on" in command
+    assert main([*command[1:], "--no-cache", str(PROJECTS / "cuda_extension")]) == 1  # BLOCKED fails the commit
+    assert main([*command[1:], "--no-cache", str(PROJECTS / "clean")]) == 0
+    capsys.readouterr()
+    assert "gpuready-scan" in (root / "docs" / "code-scanning.md").read_text(encoding="utf-8")
