@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from gpuready.scanner.cuda_apis import unsupported_api_hits
 from gpuready.scanner.hits import Hit
 
 CUDA_SIGNS = re.compile(r'#\s*include\s*[<"](cuda\w*|cublas\w*|cudnn\w*|cub/|cutlass/|cute/|mma\.h|nvrtc|curand|'
@@ -108,6 +109,14 @@ def analyse_cfamily(text: str, rules: Sequence[tuple[str, re.Pattern[str]]]) -> 
                     credited = True
                 continue
             hits.append(Hit(rule_id, index + 1, line.strip()[:160]))
+    for hit in unsupported_api_hits(text):  # CUDA APIs HIPIFY has no HIP equivalent for (or CUDA removed)
+        index = hit.line - 1
+        if 0 <= index < len(states) and states[index] == CUDA and has_rocm_branch:
+            if not credited:
+                hits.append(Hit("credit.rocm_branch", hit.line, "CUDA-only API in a branch ROCm does not compile"))
+                credited = True
+            continue
+        hits.append(hit)
     if any(state == ROCM for state in states) and not credited:
         first = states.index(ROCM) + 1
         hits.append(Hit("credit.rocm_branch", first, "has a ROCm branch"))

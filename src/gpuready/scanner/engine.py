@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
+import importlib.resources
 import json
 import os
 import re
@@ -50,7 +52,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "2"
+SCANNER_VERSION = "3"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -227,12 +229,19 @@ def _save_cache(path: Path, key: str, files: dict[str, Any]) -> None:
         pass  # a cache that cannot be written only makes the next scan slower
 
 
+@functools.cache
+def _hipify_digest() -> str:
+    """The HIPIFY tables' part of the cache key (the data can be updated apart from the knowledge base)."""
+    data = importlib.resources.files("gpuready.scanner").joinpath("data/hipify.yaml").read_bytes()
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
 def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: bool = True,
               cache_dir: Path | None = None) -> ScanReport:
     """Scan ``root``; nothing in it is imported or executed."""
     start = time.perf_counter()
     kernel_rules = tuple((r.id, r.pattern) for r in kb.patterns.rules if r.pattern)
-    key = f"{SCANNER_VERSION}:{kb.digest}"
+    key = f"{SCANNER_VERSION}:{kb.digest}:{_hipify_digest()}"
     cache_file = _cache_path(cache_dir)
     known = _load_cache(cache_file, key) if cache else {}
     skipped: list[SkippedFile] = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Any
 
 from gpuready.scanner.build_files import nvcc_flag
 from gpuready.scanner.hits import Hit
@@ -69,6 +70,11 @@ def _strings(node: ast.AST) -> list[str]:
     return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
+_METHODS: dict[tuple[type, type], Any] = {}
+_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+"""Nodes with nothing inside worth a visit."""
+
+
 class _Visitor(ast.NodeVisitor):
     def __init__(self, text: str) -> None:
         self.hits: list[Hit] = []
@@ -83,6 +89,25 @@ class _Visitor(ast.NodeVisitor):
         self.cpp_extension_names = {"CUDAExtension"}
         self.load_names: set[str] = set()
         self.mentions_rocm = bool(_MENTIONS_ROCM.search(text))
+
+    # a leaner walk than ast.NodeVisitor's: dispatch cached per node class, no visits of Load/Store/operators
+    def visit(self, node: ast.AST) -> None:
+        kind = type(node)
+        method = _METHODS.get((type(self), kind))
+        if method is None:
+            method = getattr(type(self), "visit_" + kind.__name__, None) or type(self).generic_visit
+            _METHODS[(type(self), kind)] = method
+        method(self, node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST) and not isinstance(item, _LEAVES):
+                        self.visit(item)
+            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+                self.visit(value)
 
     def hit(self, rule: str, node: ast.AST, detail: str = "", optional: bool | None = None) -> None:
         line = getattr(node, "lineno", 0)
@@ -141,10 +166,10 @@ class _Visitor(ast.NodeVisitor):
         self.visit_Try(node)  # type: ignore[arg-type]
 
     def visit_If(self, node: ast.If) -> None:
-        test = ast.unparse(node.test)
+        test = _test_text(node.test)
         flag = bool(_FLAG.search(test))
         rocm, cuda = bool(_ROCM_TEST.search(test)), bool(_CUDA_TEST.search(test))
-        negated = test.lstrip().startswith("not ")
+        negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
         body_cuda = (cuda and not rocm) != negated if rocm != cuda else False
         else_cuda = (rocm and not cuda) != negated if rocm != cuda else False
         switch = bool(_SWITCH.search(test))
@@ -262,9 +287,47 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+def _test_text(node: ast.AST) -> str:
+    """The names, attribute chains, calls and strings of an if-test, as text for the flag patterns (much cheaper
+    than ast.unparse, which every if in a large tree would pay)."""
+    parts = []
+    for child in ast.walk(node):
+        if isinstance(child, (ast.Name, ast.Attribute)):
+            parts.append(dotted(child))
+        elif isinstance(child, ast.Constant) and isinstance(child.value, str):
+            parts.append(repr(child.value))
+        elif isinstance(child, ast.Call):
+            parts.append(dotted(child.func) + "()")
+        elif isinstance(child, ast.Compare) and any(isinstance(op, ast.Eq) for op in child.ops):
+            parts.append("==")
+    return " ".join(parts)
+
+
+_TRIGGERS = re.compile(r"cuda|CUDA|nvcc|nvidia|capability|cpp_extension|inline_asm|nccl|flash_attention_2|apex|"
+                       r"paged_|_8bit|bnb|-gencode|--expt|-Xptxas|-Xcompiler|diag-suppress|use_fast_math|-arch=|"
+                       r"nvtx|cudnn|hip|HIP|rocm|ROCM")
+"""A Python file without any of these words can hold no rule hit: only its imports are read."""
+
+
+class _Statements(_Visitor):
+    """The visitor on statements only (imports and what guards them), not expressions: most files need no more."""
+
+    def generic_visit(self, node: ast.AST) -> None:
+        for name in ("body", "orelse", "handlers", "finalbody", "cases"):
+            for child in getattr(node, name, None) or ():
+                if isinstance(child, ast.AST):
+                    self.visit(child)
+
+    def visit_If(self, node: ast.If) -> None:
+        super().visit_If(node)
+
+    def visit_Call(self, node: ast.Call) -> None:  # never reached from statements; kept for clarity
+        return None
+
+
 def analyse_python(text: str, filename: str = "<source>") -> list[Hit]:
     """Hits in one Python source; ``SyntaxError`` propagates (the caller reports and skips the file)."""
     tree = ast.parse(text, filename=filename)
-    visitor = _Visitor(text)
+    visitor = _Visitor(text) if _TRIGGERS.search(text) else _Statements(text)
     visitor.visit(tree)
     return visitor.hits
