@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -92,9 +93,21 @@ def check_nesting(text: str, source: str, limit: int = MAX_NESTING) -> None:
             depth = max(0, depth - 1)
 
 
+_LONE_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})|"
+                             r"(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+"""A JSON escape of half a UTF-16 pair with no other half: decodes to a string no terminal or file can encode."""
+
+
+def refuse_lone_surrogates(text: str, source: str) -> None:
+    """InputError when JSON text escapes half a UTF-16 pair (a string no terminal or file could encode)."""
+    if "\\u" in text and (lone := _LONE_SURROGATE.search(text)):
+        raise InputError(f"a string holds a lone UTF-16 surrogate ({lone.group(0)}): not valid Unicode", source=source)
+
+
 def loads_json(text: str, source: str) -> Any:
-    """JSON with the nesting limit and integers of any length refused politely."""
+    """JSON with the nesting limit, integers of any length and lone surrogates refused politely."""
     check_nesting(text, source)
+    refuse_lone_surrogates(text, source)
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:

@@ -3,6 +3,7 @@ refused before anything runs or is stored (#19 items 3, 4, 10-17, 19)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -96,18 +97,29 @@ def test_stores_that_cannot_keep_anything(capsys: pytest.CaptureFixture[str], ur
     _one_line(capsys, ["env", "--no-frameworks", "--store", url], url)
 
 
+def _sql(path: Path, statement: str, parameters: tuple[object, ...] = ()) -> None:
+    """One statement on the SQLite file, the connection closed after (sqlite3's `with` only commits)."""
+    with contextlib.closing(sqlite3.connect(path)) as connection, connection:
+        connection.execute(statement, parameters)
+
+
 def _newer_store(path: Path) -> None:
-    url = f"sqlite:///{path}"
-    open_store(url)
-    with sqlite3.connect(path) as connection:
-        connection.execute("INSERT INTO store_meta (version) VALUES (99)")
+    with open_store(f"sqlite:///{path}"):
+        pass
+    _sql(path, "INSERT INTO store_meta (version) VALUES (99)")
+
+
+def _dropped_table(path: Path) -> None:
+    with open_store(f"sqlite:///{path}"):
+        pass
+    _sql(path, "DROP TABLE runs")
 
 
 @pytest.mark.parametrize(("damage", "expected"), [
     (lambda p: p.write_bytes(b"this is not a database" * 100), "cannot open the run store"),
     (lambda p: p.mkdir(), "is a directory"),
     (_newer_store, "newer than this gpuready"),
-    (lambda p: (open_store(f"sqlite:///{p}"), sqlite3.connect(p).execute("DROP TABLE runs")), "no runs table"),
+    (_dropped_table, "no runs table"),
 ])
 def test_damaged_stores(tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: object,
                         expected: str) -> None:
@@ -121,8 +133,7 @@ def test_a_corrupt_document_row_and_a_store_under_a_file(tmp_path: Path, capsys:
     run = make_run(RunKind.ENV, "t")
     with open_store(url) as store:
         store.save(run)
-    with sqlite3.connect(tmp_path / "runs.sqlite") as connection:
-        connection.execute("UPDATE runs SET document = '{\"kind\": ' WHERE id = ?", (run.id,))
+    _sql(tmp_path / "runs.sqlite", "UPDATE runs SET document = '{\"kind\": ' WHERE id = ?", (run.id,))
     _one_line(capsys, ["runs", "show", run.id, "--store", url], run.id, "damaged")
     (tmp_path / "afile").write_text("x")
     _one_line(capsys, ["runs", "list", "--store", f"sqlite:///{tmp_path / 'afile' / 'runs.sqlite'}"],

@@ -90,6 +90,10 @@ def _fail(hint: Any, data: Any, path: str, source: str | None) -> typing.NoRetur
     raise SchemaError(f"expected {_expected_name(hint)}, got {_describe(data)}", source=source, field=path)
 
 
+_LARGEST = 2**64
+"""No count, size or measurement gpuready records needs more: a larger integer is a damaged or hostile file."""
+
+
 def _decode(hint: Any, data: Any, path: str, bindings: dict[Any, Any], source: str | None) -> Any:
     if isinstance(hint, TypeVar):
         hint = bindings.get(hint, Any)
@@ -160,10 +164,16 @@ def _decode(hint: Any, data: Any, path: str, bindings: dict[Any, Any], source: s
         _fail(hint, data, path, source)
     if hint is int:
         if isinstance(data, int) and not isinstance(data, bool):
+            if abs(data) > _LARGEST:
+                raise SchemaError("expected an integer of at most 64 bits, got one of "
+                                  f"{len(str(abs(data))) if abs(data) < 10**4000 else 'over 4,000'} digits",
+                                  source=source, field=path)
             return data
         _fail(hint, data, path, source)
     if hint is float:
         if isinstance(data, (int, float)) and not isinstance(data, bool):
+            if isinstance(data, int) and abs(data) > _LARGEST:
+                raise SchemaError("expected a number, got an integer beyond 64 bits", source=source, field=path)
             return float(data)
         _fail(hint, data, path, source)
     if hint is str:

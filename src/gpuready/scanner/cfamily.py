@@ -32,6 +32,8 @@ _ASM_OPEN = re.compile(r"\basm\s*(?:volatile|__volatile__)?\s*\(\s*$|\basm\s*(?:
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/|'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\"", re.DOTALL)
 
 ROCM, CUDA, NEUTRAL = "rocm", "cuda", "neutral"
+MAX_LINE = 4000
+"""Characters of a line the pattern rules read."""
 
 
 def uses_cuda(text: str) -> bool:
@@ -92,6 +94,8 @@ def analyse_cfamily(text: str, rules: Sequence[tuple[str, re.Pattern[str]]]) -> 
     credited = False
     warp_sync = bool(_WARP_SYNC.search(text))
     for index, line in enumerate(lines):
+        if len(line) > MAX_LINE:  # generated or minified code: rules look at the start (linear on any input)
+            line = line[:MAX_LINE]
         if states[index] == ROCM and _SHFL_REMAP.match(line):
             hits.append(Hit("credit.shfl_remap", index + 1, "masked shuffles redefined for ROCm"))
         if not line.strip():

@@ -55,6 +55,27 @@ def analyse_requirements(text: str) -> list[Hit]:
     return hits
 
 
+class _Lines:
+    """Line numbers of strings in a text, found in one forward pass when they come in order (a dependency list):
+    linear, where a fresh search from the top for each would be quadratic."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.position = 0
+        self.line = 1
+
+    def of(self, needle: str) -> int:
+        index = self.text.find(needle, self.position)
+        if index < 0:
+            index = self.text.find(needle)
+            if index < 0:
+                return 0
+            return self.text.count("\n", 0, index) + 1
+        self.line += self.text.count("\n", self.position, index)
+        self.position = index
+        return self.line
+
+
 def _line_of(text: str, needle: str) -> int:
     index = text.find(needle)
     return text.count("\n", 0, index) + 1 if index >= 0 else 0
@@ -71,9 +92,10 @@ def analyse_pyproject(text: str) -> list[Hit]:
     poetry = ((data.get("tool") or {}).get("poetry") or {})
     requirements += [(name, False) for name in (poetry.get("dependencies") or {}) if name.lower() != "python"]
     hits: list[Hit] = []
+    lines = _Lines(text)
     for requirement, optional in requirements:
         if isinstance(requirement, str):
-            hits += _requirement(requirement, _line_of(text, requirement), optional)
+            hits += _requirement(requirement, lines.of(requirement), optional)
     for index in ((data.get("tool") or {}).get("uv") or {}).get("index") or []:
         url = index.get("url", "") if isinstance(index, dict) else ""
         if url and _CUDA_INDEX.search(url) and "rocm" not in url:

@@ -9,6 +9,7 @@ import importlib.resources
 import json
 import os
 import re
+import stat
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -128,20 +129,47 @@ def classify(path: Path) -> str | None:
     return None
 
 
-def discover(root: Path) -> Iterator[tuple[Path, str]]:
-    """Files to analyse under ``root`` (or ``root`` itself), skipping VCS, virtualenv and cache folders."""
+def discover(root: Path, unreadable: list[SkippedFile] | None = None) -> Iterator[tuple[Path, str]]:
+    """Files to analyse under ``root`` (or ``root`` itself), skipping VCS, virtualenv and cache folders; folders
+    that cannot be listed are added to ``unreadable``."""
     if root.is_file():
         kind = classify(root)
         if kind:
             yield root, kind
         return
-    for folder, directories, files in os.walk(root):
+
+    def refused(error: OSError) -> None:
+        if unreadable is not None:
+            where = Path(error.filename or str(root))
+            relative = str(where.relative_to(root)) if where.is_relative_to(root) else str(where)
+            unreadable.append(SkippedFile(relative, f"folder not readable: {error.strerror or error}"))
+
+    for folder, directories, files in os.walk(root, onerror=refused):
         directories[:] = sorted(d for d in directories if d not in SKIP_DIRS and not d.endswith(".egg-info"))
         for name in sorted(files):
             path = Path(folder) / name
             kind = classify(path)
             if kind:
                 yield path, kind
+
+
+def _not_a_plain_file(path: Path, inside: Path) -> str:
+    """Why a path is not read ('' when it is a regular file in the tree): a symlink out of the tree, a FIFO, a
+    device, a socket. Decided from lstat/stat before anything opens it."""
+    mode = path.lstat().st_mode
+    if stat.S_ISLNK(mode):
+        try:
+            target = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            return "a broken or looping symlink"
+        if not target.is_relative_to(inside):
+            return "a symlink to outside the tree (not followed)"
+        mode = target.stat().st_mode
+    if stat.S_ISREG(mode):
+        return ""
+    kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else (
+        "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    return f"{kind}, not a regular file"
 
 
 def analyse_text(kind: str, text: str, kernel_rules: Sequence[tuple[str, str]]) -> list[Hit]:
@@ -249,14 +277,19 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     todo: dict[str, tuple[str, str, str]] = {}
     lines = 0
     base = root if root.is_dir() else root.parent
-    for path, kind in discover(root):
+    inside = base.resolve()
+    for path, kind in discover(root, skipped):
         relative = str(path.relative_to(base))
         try:
-            size = path.stat().st_size
-            if size > MAX_FILE_BYTES:
+            problem = _not_a_plain_file(path, inside)
+            if problem:
+                skipped.append(SkippedFile(relative, problem))
+                continue
+            with open(path, "rb") as handle:  # a regular file: no FIFO or device gets here, so no read can hang
+                data = handle.read(MAX_FILE_BYTES + 1)
+            if len(data) > MAX_FILE_BYTES:
                 skipped.append(SkippedFile(relative, f"larger than {MAX_FILE_BYTES // 2**20} MiB"))
                 continue
-            data = path.read_bytes()
         except OSError as error:
             skipped.append(SkippedFile(relative, f"unreadable: {error.strerror or error}"))
             continue
@@ -267,7 +300,7 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
         digest = hashlib.blake2b(data + kind.encode(), digest_size=16).hexdigest()
         entries.append((relative, kind, digest))
         if digest not in known and digest not in todo:
-            todo[digest] = (digest, kind, data.decode("utf-8", errors="replace"))
+            todo[digest] = (digest, kind, data.decode("utf-8-sig", errors="replace"))
     work = list(todo.values())
     fresh: dict[str, Any] = {}
     workers = max(1, jobs or os.cpu_count() or 1)
@@ -306,14 +339,25 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     if any(f.code == "scan.credit.shfl_remap" for f in findings):  # the project maps masked shuffles for ROCm
         findings = [f for f in findings if f.code != "scan.kernel.full_warp_mask"]
     findings = with_stale_pins(findings)
-    findings += [Finding(code="scan.file_skipped", severity=Severity.INFO, message=f"not scanned: {s.reason}",
-                         evidence={"reason": s.reason}, location=s.path) for s in skipped]
+    findings += [_skipped_finding(s) for s in skipped]
     findings.sort(key=lambda f: (_ORDER[f.severity], f.location))
     seconds = time.perf_counter() - start
     return ScanReport(root=str(root), findings=tuple(findings), skipped=tuple(skipped), files=len(entries),
                       lines=lines, seconds=seconds, cached=cached, verdict=verdict(findings),
                       stats={"lines_per_second": lines / seconds if seconds else 0.0, "workers": workers},
                       components=component_verdicts(findings))
+
+
+def _skipped_finding(skipped: SkippedFile) -> Finding:
+    """A file or folder not scanned: when it is source in the core or the build that could not be read (too large,
+    unreadable), its portability is unknown (a warning, so the project is not called portable on the strength of
+    what was not read); binary files, Python 2 sources, FIFOs, devices and links are noted only."""
+    component = component_of(skipped.path)
+    unknown = component in DECIDING and skipped.reason.startswith(("larger than", "unreadable", "folder not readable"))
+    return Finding(code="scan.file_skipped", severity=Severity.WARN if unknown else Severity.INFO,
+                   message=f"not scanned: {skipped.reason}" + ("; whether it ports to ROCm is unknown" if unknown
+                                                               else ""),
+                   evidence={"reason": skipped.reason, "component": component}, location=skipped.path)
 
 
 _LINKED = {"scan.python.bitsandbytes_config": "bitsandbytes"}
@@ -430,7 +474,7 @@ def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozens
     return findings
 
 
-_NOT_DECIDING = ("scan.build.dockerfile_cuda_base", "scan.ci.", "scan.file_skipped", "scan.credit.")
+_NOT_DECIDING = ("scan.build.dockerfile_cuda_base", "scan.ci.", "scan.credit.")
 """Containers and CI are deployment: they do not decide whether the project runs on ROCm."""
 
 
@@ -458,7 +502,8 @@ def component_verdicts(findings: Sequence[Finding]) -> dict[str, str]:
     """The verdict of each part that does not decide the project's: ``tests``, ``ci``, ``feature flash-attn`` ..."""
     parts: dict[str, list[Finding]] = {}
     for found in findings:
-        if found.code.startswith(("scan.file_skipped", "scan.credit.")) or deciding(found):
+        if found.code.startswith("scan.credit.") or deciding(found) or found.severity is Severity.INFO and (
+                found.code == "scan.file_skipped"):
             continue
         part = found.evidence.get("component", "core")
         part = CI if found.code.startswith(("scan.ci.", "scan.build.dockerfile")) and part in DECIDING else part

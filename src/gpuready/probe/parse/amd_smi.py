@@ -22,7 +22,10 @@ def load_json(text: str) -> Any:
         raise ParseError("empty output")
     try:
         return json.loads(stripped)
-    except json.JSONDecodeError as first:
+    except (RecursionError, ValueError) as problem:
+        if not isinstance(problem, json.JSONDecodeError):
+            raise ParseError(f"JSON that cannot be read ({str(problem)[:120]})") from problem
+        first = problem
         error = first
         start = min((i for i in (stripped.find("{"), stripped.find("[")) if i >= 0), default=-1)
         if start > 0:
@@ -47,12 +50,13 @@ def _int(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
+        return value if abs(value) <= 2**64 else None  # no count or size has more: a damaged report
     text = _text(value)
     if text is None:
         return None
-    match = re.fullmatch(r"(\d+)(?:\s*\w+)?", text)
-    return int(match.group(1)) if match else None
+    match = re.fullmatch(r"(\d{1,20})(?:\s*[A-Za-z]\w*)?", text)
+    number = int(match.group(1)) if match else None
+    return number if number is not None and number <= 2**64 else None
 
 
 def _mb_to_bytes(value: Any) -> int | None:

@@ -70,7 +70,7 @@ def parse_kfd_properties(text: str) -> KfdNode:
         if not line:
             continue
         parts = line.split()
-        if len(parts) != 2 or not re.fullmatch(r"[a-z0-9_]+", parts[0]) or not re.fullmatch(r"-?\d+", parts[1]):
+        if len(parts) != 2 or not re.fullmatch(r"[a-z0-9_]+", parts[0]) or not re.fullmatch(r"-?\d{1,20}", parts[1]):
             raise ParseError(f"line {number} is not 'name integer': {line[:60]!r}")
         values[parts[0]] = int(parts[1])
     if "simd_count" not in values:

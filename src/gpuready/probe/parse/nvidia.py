@@ -74,7 +74,7 @@ def infer_columns(row: Sequence[str]) -> list[str]:
 
 
 def _mib(value: str) -> int:
-    match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(MiB)?", value.strip())
+    match = re.fullmatch(r"(\d{1,15}(?:\.\d{1,15})?)\s*(MiB)?", value.strip())
     if not match:
         raise ParseError(f"memory value {value!r} is not a number of MiB")
     return int(float(match.group(1)) * 1024 * 1024)
@@ -120,7 +120,7 @@ def parse_nvidia_smi_csv(text: str, fields: Sequence[str] | None = None) -> tupl
                 raise ParseError(f"row {number}: compute_cap {cell['compute_cap']!r} is not MAJOR.MINOR")
             arch = f"sm_{match.group(1)}{match.group(2)}"
         index = cell.get("index")
-        if index is not None and not index.isdigit():
+        if index is not None and (not index.isdigit() or len(index) > 6):
             raise ParseError(f"row {number}: index {index!r} is not a number")
         records.append(
             GpuRecord(

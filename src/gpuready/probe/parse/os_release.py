@@ -49,6 +49,8 @@ def parse_assignments(text: str) -> dict[str, str]:
         key, sep, value = line.partition("=")
         if not sep or not _KEY.match(key):
             raise ParseError(f"line {number} is not KEY=value: {line[:60]!r}")
+        if len(value) > 4096:  # os-release values are short; shlex reads a character at a time
+            raise ParseError(f"line {number}: a value of {len(value):,} characters is no os-release value")
         try:
             parts = shlex.split(value, posix=True)
         except ValueError as error:

@@ -11,7 +11,7 @@ from gpuready.probe.parse.records import GpuRecord
 
 _AGENT = re.compile(r"^\s*Agent\s+(\d+)\s*$")
 _FIELD = re.compile(r"^(\s*)([A-Za-z][A-Za-z0-9 .()/_-]*?):\s*(.*?)\s*$")
-_NUMBER = re.compile(r"^(\d+)")
+_NUMBER = re.compile(r"^(\d{1,20})(?!\d)")
 _ROCK = re.compile(r"ROCk module(?: version (\S+))? is loaded")
 _KFD_FAILURE = re.compile(r"^(Unable to open /dev/kfd.*?)\s*$", re.MULTILINE)
 _HSA_FAILURE = re.compile(r"^Call returned (HSA_STATUS_\w+)", re.MULTILINE)

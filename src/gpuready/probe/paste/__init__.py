@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gpuready.errors import InputError, ParseError
-from gpuready.files import STDIN
+from gpuready.files import STDIN, check_nesting
 from gpuready.model import Fingerprint
 from gpuready.probe.paste.kinds import (
     ReportKind,
@@ -42,6 +42,9 @@ def read_fingerprint(path: Path, kind: ReportKind | None = None) -> tuple[Report
         except ParseError as error:
             raise InputError(f"not a readable {detected.value} report: {error.reason}", source=str(path),
                              field=error.field) from error
+        except (ValueError, OverflowError, RecursionError) as error:  # numbers past any real size, and the like
+            raise InputError(f"not a readable {detected.value} report ({type(error).__name__}: "
+                             f"{str(error)[:100]})", source=str(path)) from error
         except InputError as error:
             if error.source:
                 raise
@@ -70,11 +73,16 @@ def _unknown_json(text: str) -> str:
     import json
 
     try:
+        check_nesting(text, "")
         json.loads(text)
+    except InputError as error:
+        return f"JSON {error.reason}"
     except json.JSONDecodeError as error:
         return f"malformed or truncated JSON ({error.msg} at line {error.lineno} column {error.colno})"
-    except (ValueError, RecursionError):
-        return "JSON that cannot be read"
+    except ValueError as error:
+        return f"JSON that cannot be read ({str(error).split(';')[0][:100]})"
+    except RecursionError:
+        return "JSON nested too deep to read"
     return "JSON of an unknown shape; expected a gpuready Run or amd-smi/rocm-smi JSON"
 
 

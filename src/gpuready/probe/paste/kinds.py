@@ -13,7 +13,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from gpuready.errors import InputError, ParseError
-from gpuready.files import read_text
+from gpuready.files import check_nesting, read_text, refuse_lone_surrogates
 from gpuready.model import (
     BuildVariant,
     Fact,
@@ -76,8 +76,8 @@ def detect_kind(text: str) -> ReportKind | None:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError:
+            data = json.loads(stripped) if len(stripped) < 64 * 2**20 else None
+        except (ValueError, RecursionError):  # malformed, nested too deep, or an integer past the digit limit
             head = stripped[:4000]
             return ReportKind.RUN if '"tool_version"' in head or '"fingerprint"' in head else None
         return _detect_json(data)
@@ -222,11 +222,15 @@ def fingerprint_from_collect_env(report: CollectEnvReport, origin: str) -> Finge
 def fingerprint_of_kind(kind: ReportKind, text: str, origin: str, source: str) -> Fingerprint:
     """The Fingerprint one tool's whole output shows (``kind`` known); ParseError when it is not that output."""
     if kind is ReportKind.RUN:
+        check_nesting(text, source)
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
             raise ParseError(f"malformed or truncated JSON: {error.msg} at line {error.lineno} column {error.colno}"
                              ) from error
+        except (ValueError, RecursionError) as error:  # an integer past Python's digit limit
+            raise ParseError(f"JSON that cannot be read ({str(error)[:120]})") from error
+        refuse_lone_surrogates(text, source)
         run = Run.from_dict(data, source=source)
         if run.fingerprint is None:
             raise InputError("this Run holds no fingerprint", field="$.fingerprint")
