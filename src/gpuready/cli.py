@@ -726,6 +726,75 @@ def data_update(out: Path | None, data_dir: Path | None, sources: Path | None) -
     click.echo(f"use it with --data {written} or GPUREADY_DATA={written}")
 
 
+@cli.group()
+def fleet() -> None:
+    """Many nodes: run gpuready on each through Slurm, Ray, Kubernetes or torchrun, and find the bad nodes."""
+
+
+# ---- fleet run: dispatch through an engine (gpuready.fleet.engines) --------------------------------------------
+@fleet.command("run")
+def fleet_run() -> None:
+    """Start one gpuready job per node through an engine (not written yet)."""
+    raise click.UsageError("fleet run is not written yet")
+
+
+# ---- fleet node / report / baseline ---------------------------------------------------------------------------
+def _node_job(suite: str, only: tuple[str, ...], workloads: tuple[str, ...], micro: str, bench_steps: int, device: str,
+              lock_file: Path | None, timeout_s: float | None) -> Any:
+    from gpuready.fleet.config import NodeJob
+
+    return NodeJob(check_suite=None if suite == "none" else suite, only=only, workloads=workloads,
+                   micro=tuple(m.strip() for m in micro.split(",") if m.strip() and m.strip() != "none"),
+                   bench_steps=bench_steps, device=device, lock_file=lock_file, timeout_s=timeout_s)
+
+
+def node_job_options(function: Any) -> Any:
+    """What each node runs: the options ``fleet node`` and ``fleet run`` share."""
+    for option in (click.option("--timeout", "timeout_s", type=float, help="Seconds per check (overrides each "
+                                                                            "check's own limit)."),
+                   click.option("--lock", "lock_file", type=PATH, help="Also verify this lock on every node."),
+                   click.option("--device", default="auto", show_default=True, help="auto, cpu, cuda or cuda:N."),
+                   click.option("--bench-steps", type=int, default=20, show_default=True,
+                                help="Measured steps per benchmark workload."),
+                   click.option("--micro", default="gemm", show_default=True,
+                                help="Micro-ceilings per node: comma-separated gemm,copy,allreduce, or none."),
+                   click.option("--workload", "workloads", multiple=True,
+                                help="Benchmark this built-in workload on every node (repeatable)."),
+                   click.option("--only", multiple=True, help="Only the suite's checks matching this glob "
+                                "(repeatable)."),
+                   click.option("--suite", type=click.Choice(["quick", "full", "distributed", "none"]),
+                                default="quick", show_default=True, help="The check suite every node runs.")):
+        function = option(function)
+    return function
+
+
+@fleet.command("node")
+@node_job_options
+@click.option("--fleet-run", "fleet_id", required=True, help="The fleet run this node's Runs belong to.")
+@click.option("--node", "node", help="This node's name (default: Slurm's node name, NODE_NAME, or the host name).")
+@click.option("--job-id", help="The engine's job id (default: read from Slurm's or Kubernetes' environment).")
+@click.option("--engine", default="", help="The engine that started this job (slurm, ray, kubernetes, torchrun).")
+@click.option("--out", "folder", type=click.Path(path_type=Path, file_okay=False),
+              help="Write each Run to FOLDER/<fleet run>/<node>/ (a shared folder, or one collected afterwards).")
+@_store_option
+def fleet_node(suite: str, only: tuple[str, ...], workloads: tuple[str, ...], micro: str, bench_steps: int, device: str,
+               lock_file: Path | None, timeout_s: float | None, fleet_id: str, node: str | None,
+               job_id: str | None, engine: str, folder: Path | None, store_url: str | None) -> None:
+    """Run the fleet's job on this node (engines start this on every node) and write the tagged Runs."""
+    from gpuready.fleet.config import Destination
+    from gpuready.fleet.node import run_node
+    from gpuready.fleet.tags import Placement, node_name
+    from gpuready.fleet.tags import job_id as engine_job_id
+
+    job = _node_job(suite, only, workloads, micro, bench_steps, device, lock_file, timeout_s)
+    placement = Placement(fleet_id, node or node_name(), job_id if job_id is not None else engine_job_id(), engine)
+    runs = run_node(job, placement, Destination(store_url, folder), say=lambda step: _say(f"[{placement.node}] {step}"))
+    for run in runs:
+        _say(f"[{placement.node}] {run.kind.value}: {run.outcome.verdict.value} (run {run.id[:12]})")
+    failed = any(run.outcome.failed(strict=False) for run in runs)
+    raise click.exceptions.Exit(int(ExitCode.FINDINGS if failed else ExitCode.OK))
+
+
 def _inert_text(text: str) -> str:
     from gpuready.report.terminal import inert
 
