@@ -4,6 +4,9 @@ JAX with flax, optax and orbax."""
 from __future__ import annotations
 
 import importlib.util
+import os
+import uuid
+from collections.abc import Iterator
 
 import pytest
 
@@ -29,3 +32,41 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason="torch is not installed"))
         if "jax" in item.keywords and not has_jax:
             item.add_marker(pytest.mark.skip(reason="jax, flax, optax or orbax-checkpoint is not installed"))
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A PostgreSQL server: GPUREADY_TEST_POSTGRES, or one started from the pgserver wheel (CI installs it)."""
+    if os.environ.get("GPUREADY_TEST_POSTGRES"):
+        yield os.environ["GPUREADY_TEST_POSTGRES"]
+        return
+    pgserver = pytest.importorskip("pgserver", reason="no PostgreSQL: set GPUREADY_TEST_POSTGRES or install pgserver")
+    pytest.importorskip("psycopg")
+    for attempt in range(3):  # initdb/pg_ctl start can lose a race on a loaded machine: try a fresh directory
+        try:
+            server = pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
+            break
+        except Exception:  # pgserver raises its own and subprocess errors
+            if attempt == 2:
+                raise
+    yield server.get_uri()
+    server.cleanup()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> Iterator[str]:
+    """A fresh database on the server for one test, dropped afterwards."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    from gpuready.store.database import _with_driver
+
+    name = f"gpuready_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(_with_driver(postgres_server), isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f"CREATE DATABASE {name}"))
+    url = make_url(_with_driver(postgres_server)).set(database=name).render_as_string(hide_password=False)
+    yield url
+    with admin.connect() as connection:
+        connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+    admin.dispose()

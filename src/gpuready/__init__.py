@@ -1,9 +1,9 @@
 """gpuready: is this accelerator stack ready for my model, and how does it compare with what I run today?
 
 The public API (see ``gpuready.api`` and docs/API.md): ``fingerprint``, ``doctor``, ``plan``, ``check``, ``audit``,
-``scan``, ``bench``, ``compare``, ``lock``, ``verify``, each with its typed configuration, plus ``load_data``,
-``load_runs`` and ``save``. Names are imported on first use, so ``import gpuready`` stays cheap (no torch, no jax,
-no SQLAlchemy).
+``scan``, ``bench``, ``compare``, ``lock``, ``verify``, each with its typed configuration, plus ``fleet_report``,
+``load_data``, ``load_runs`` and ``save``. Names are imported on first use, so ``import gpuready`` stays cheap (no
+torch, no jax, no SQLAlchemy).
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ __all__ = [  # noqa: F405 - the names come from gpuready.api, on first use
     "compare",
     "doctor",
     "fingerprint",
+    "fleet_report",
     "load_data",
     "load_runs",
     "lock",

@@ -34,7 +34,10 @@ FIELD_OPTIONS = {"gpu": "--gpu", "os": "--os", "rocm": "--rocm", "framework": "-
                  "jobs": "--jobs", "report_kind": "--kind", "check_suite": "--checks", "bench_steps": "--bench-steps",
                  "threshold": "--threshold", "benches": "--bench", "size": "--size", "mode": "--mode",
                  "dataloader_workers": "--dataloader-workers", "sides": "SIDES", "since": "--since",
-                 "out": "--out", "sources": "--sources", "compile": "--compile"}
+                 "out": "--out", "sources": "--sources", "compile": "--compile", "fleet": "FLEET_RUN",
+                 "mad_threshold": "--mad", "min_relative": "--min-relative", "destination": "--out/--store",
+                 "workloads": "--workload", "lock_file": "--lock",
+                 "fleet_run": "--fleet-run", "node": "--node", "job_id": "--job-id", "engine": "--engine"}
 """Library errors name configuration fields; the CLI says which option that was."""
 
 PATH = click.Path(dir_okay=False, path_type=Path)
@@ -793,6 +796,100 @@ def fleet_node(suite: str, only: tuple[str, ...], workloads: tuple[str, ...], mi
         _say(f"[{placement.node}] {run.kind.value}: {run.outcome.verdict.value} (run {run.id[:12]})")
     failed = any(run.outcome.failed(strict=False) for run in runs)
     raise click.exceptions.Exit(int(ExitCode.FINDINGS if failed else ExitCode.OK))
+
+
+def _fleet_source(function: Any) -> Any:
+    for option in (click.option("--out", "folder", type=click.Path(path_type=Path, file_okay=False),
+                                help="Read the Runs the nodes wrote under FOLDER/<fleet run>/."),
+                   _store_option,
+                   click.argument("fleet_id", metavar="FLEET_RUN")):
+        function = option(function)
+    return function
+
+
+def _report_config(mad: float, min_relative: float, baseline: Path | None, ignore: tuple[str, ...]) -> Any:
+    from gpuready.fleet.config import ReportConfig
+
+    return ReportConfig(mad_threshold=mad, min_relative=min_relative, baseline=baseline, ignore_fields=ignore)
+
+
+def _report_options(function: Any) -> Any:
+    for option in (click.option("--ignore-field", "ignore", multiple=True, help="A fingerprint field (or prefix, "
+                                "e.g. packages) that may differ without making a node defective (repeatable)."),
+                   click.option("--min-relative", type=float, default=0.05, show_default=True,
+                                help="An outlier is also at least this fraction away from the fleet median."),
+                   click.option("--mad", type=float, default=4.0, show_default=True,
+                                help="Outlier threshold in robust deviations (1.4826 x MAD) from the fleet median.")):
+        function = option(function)
+    return function
+
+
+@fleet.command("report")
+@_fleet_source
+@_report_options
+@click.option("--baseline", type=PATH, help="Also judge every node against this baseline file (fleet baseline).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--md", "as_markdown", is_flag=True, help="Print the report as Markdown.")
+@click.option("--html", "html_file", type=PATH, help="Also write a self-contained HTML report with a heatmap.")
+@click.option("--textfile-dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Also write a Prometheus textfile per node (<node>.prom) for node-exporter.")
+@click.option("-o", "--output", type=PATH, help="Write the report to FILE instead of the terminal.")
+def fleet_report(fleet_id: str, folder: Path | None, store_url: str | None, mad: float, min_relative: float,
+                 ignore: tuple[str, ...], baseline: Path | None, as_json: bool, as_markdown: bool,
+                 html_file: Path | None, textfile_dir: Path | None, output: Path | None) -> None:
+    """Per-node table, fields that differ, failing checks, outliers and the defective nodes; exit 1 when any."""
+    from gpuready import api
+    from gpuready.fleet import render
+
+    report = api.fleet_report(fleet_id, store_url=store_url, folder=folder,
+                              config=_report_config(mad, min_relative, baseline, ignore))
+    if html_file is not None:
+        _write(html_file, render.render_html(report), "the HTML report")
+    if textfile_dir is not None:
+        from gpuready.files import write_text
+
+        try:
+            textfile_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise InputError(f"cannot make the folder ({error.strerror or error})", source=str(textfile_dir)) from None
+        for node, textfile in render.node_textfiles(report).items():
+            write_text(textfile_dir / f"{node.replace('/', '_')}.prom", textfile)
+        _say(f"wrote {len(report.nodes)} Prometheus textfiles to {textfile_dir}")
+    if as_json:
+        text: object = render.render_json(report)
+    elif as_markdown:
+        text = render.render_markdown(report)
+    else:
+        text = render.render_text(report if output is not None else _inert(report))
+    if output is not None:
+        _write(output, _rich_text(text), "the report")
+    else:
+        _print_rich(text)
+    raise click.exceptions.Exit(int(ExitCode.OK if report.healthy else ExitCode.FINDINGS))
+
+
+@fleet.command("baseline")
+@_fleet_source
+@_report_options
+@click.option("--threshold", type=float, default=0.1, show_default=True,
+              help="How much worse than the baseline a node's metric may be (a fraction).")
+@click.option("-o", "--output", type=PATH, required=True, help="Write the baseline (YAML) to FILE.")
+@click.option("--force", is_flag=True, help="Write it even though the fleet run has defective nodes.")
+def fleet_baseline(fleet_id: str, folder: Path | None, store_url: str | None, mad: float, min_relative: float,
+                   ignore: tuple[str, ...], threshold: float, output: Path, force: bool) -> None:
+    """Write a baseline from a healthy fleet run: metric medians, checks that passed everywhere, shared fields."""
+    from gpuready import api
+    from gpuready.fleet.baseline import dump_baseline, make_baseline
+
+    report = api.fleet_report(fleet_id, store_url=store_url, folder=folder,
+                              config=_report_config(mad, min_relative, None, ignore))
+    if not report.healthy and not force:
+        raise InputError(f"fleet run {fleet_id} has {len(report.defective)} defective nodes: a baseline is made "
+                         "from a healthy fleet (see 'gpuready fleet report'; --force writes it anyway)",
+                         field="fleet")
+    baseline = make_baseline(report, threshold)
+    _write(output, dump_baseline(baseline), "the baseline")
+    _say(f"{len(baseline.metrics)} metric rules, {len(baseline.checks)} checks, {len(baseline.fields)} fields")
 
 
 def _inert_text(text: str) -> str:

@@ -362,6 +362,23 @@ class RunStore:
         with self.engine.connect() as connection:
             yield from ((r[0], r[1]) for r in connection.execute(select(table.c.id, table.c.document)))
 
+    def documents_tagged(self, tag: str) -> builtins.list[tuple[str, str]]:
+        """(id, JSON document) of every run carrying ``tag`` (exactly), oldest first."""
+        from sqlalchemy import literal, select
+
+        from gpuready.store.tables import runs as table
+
+        query = select(table.c.id, table.c.document).where(
+            (literal(",") + table.c.tags + literal(",")).like(f"%,{_escape_like(tag)},%", escape="\\")).order_by(
+            table.c.created_at, table.c.id)
+
+        def work() -> builtins.list[tuple[str, str]]:
+            with self.engine.connect() as connection:
+                return [(r[0], r[1]) for r in connection.execute(query)]
+
+        rows: builtins.list[tuple[str, str]] = self._guarded("read the store", work)
+        return rows
+
 
 def since_time(text: str) -> str:
     """An ISO date or time (``2026-11-01``, ``2026-11-01T08:00``) as the stored time format; InputError else."""

@@ -134,13 +134,14 @@ def test_fact_status_and_value_agree() -> None:
     assert Fact.error("tool", "boom").get("fallback") == "fallback"
 
 
-json_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text())
+json_scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**63), max_value=2**64),
+                         st.floats(allow_nan=False), st.text())
 
 
 @settings(max_examples=100)
 @given(
     name=st.text(),
-    memory=st.integers(min_value=0),
+    memory=st.integers(min_value=0, max_value=2**64),
     details=st.dictionaries(st.text(), st.recursive(json_scalars, lambda c: st.lists(c) | st.dictionaries(st.text(), c),
                                                     max_leaves=10)),
     samples=st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=20),
