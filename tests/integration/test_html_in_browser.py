@@ -91,3 +91,28 @@ def test_run_report_shows_a_hostile_model_name_as_text(tmp_path: Path) -> None:
     assert facts["scripts"] == 0 and facts["images"] == 0
     assert HOSTILE in str(facts["text"]) and "SYNTHETIC" in str(facts["text"])
     assert len(facts["svgs"]) == 2 and all(height > 100 for height in facts["svgs"])  # type: ignore[union-attr]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine")
+def test_fleet_report_shows_the_heatmap_and_a_hostile_field_as_text(tmp_path: Path) -> None:
+    from gpuready.fleet.analysis import analyse
+    from gpuready.fleet.collect import Collected, digest
+    from gpuready.fleet.render import render_html
+    from tests.fleet_synthetic import Plants, fleet_documents
+
+    plants = Plants(slow_gemm=("node0003",), failing_check=("node0009",), half_bandwidth=("node0014",),
+                    other_driver=("node0011",))
+    documents = fleet_documents(16, plants, "fdemo")
+    for document in documents:  # a hostile kernel string on one node: it must stay text
+        if "node:node0006" in document["tags"] and document.get("fingerprint"):
+            document["fingerprint"]["host"]["kernel"]["value"] = HOSTILE
+    found = [digest(d, "synthetic", "fdemo") for d in documents]
+    report = analyse(Collected("fdemo", tuple(d for d in found if d is not None)))
+    errors, facts = _open(tmp_path, "fleet-report.html", render_html(report))
+    assert errors == []
+    assert facts["scripts"] == 0 and facts["images"] == 0
+    text = str(facts["text"])
+    assert HOSTILE in text and "SYNTHETIC" in text and "DEFECTIVE NODES: 5 of 16" in text
+    for node in ("node0003", "node0006", "node0009", "node0011", "node0014"):
+        assert node in text
+    assert "Heatmap" in text and facts["tables"] >= 5

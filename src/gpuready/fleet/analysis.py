@@ -114,6 +114,8 @@ class FleetReport:
     min_relative: float
     baseline: str = ""
     """Where the baseline came from (its fleet run and file), if one was used."""
+    provenance: tuple[str, ...] = ("measured",)
+    """Where the Runs' numbers came from (measured, pasted, synthetic): a report of made-up Runs says so."""
 
     @property
     def healthy(self) -> bool:
@@ -274,4 +276,5 @@ def analyse(collected: Collected, config: ReportConfig | None = None, baseline: 
     defective = defective_nodes(nodes, spreads, failed, metrics, baseline)
     return FleetReport(collected.fleet, tuple(nodes), tuple(spreads), tuple(failed), tuple(metrics), tuple(defective),
                        collected.unreadable, config.mad_threshold, config.min_relative,
-                       baseline.described() if baseline else "")
+                       baseline.described() if baseline else "",
+                       tuple(sorted({d.provenance for d in collected.digests})) or ("measured",))

@@ -54,6 +54,7 @@ class RunDigest:
     checks: tuple[tuple[str, str], ...] = ()
     """(check id, status) of every check result."""
     metrics: tuple[MetricValue, ...] = ()
+    provenance: str = "measured"
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +201,8 @@ def digest(document: Any, source: str, fleet: str | None = None, names: MetricNa
         return RunDigest(str(document["id"]), str(document["kind"]), str(document.get("created_at", "")),
                          placement.node, placement.job, placement.engine, verdict, Verdict(verdict).level.value ==
                          "fail", str(outcome.get("summary", "")), fields, checks,
-                         tuple(_metrics(document.get("measurements") or [], {} if names is None else names)))
+                         tuple(_metrics(document.get("measurements") or [], {} if names is None else names)),
+                         str(document.get("provenance", "measured")))
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise InputError(f"not a Run of schema 2 ({type(error).__name__}: {error})", source=source) from None
 

@@ -13,6 +13,15 @@ MAX_ROWS = 200
 """Per-node rows a terminal or Markdown table shows (defective nodes first); JSON and HTML keep every node."""
 
 
+def provenance_line(report: FleetReport) -> str:
+    """A warning when the report's numbers were not all measured ("" when they were)."""
+    if "synthetic" in report.provenance:
+        return "SYNTHETIC: these numbers were made up (a test or an example), never measured"
+    if "pasted" in report.provenance:
+        return "Some Runs were judged from pasted reports, not measured on the nodes"
+    return ""
+
+
 def _verdict_line(report: FleetReport) -> str:
     nodes = len(report.nodes)
     if report.healthy:
@@ -34,6 +43,7 @@ def to_document(report: FleetReport) -> dict[str, Any]:
     from gpuready.model import to_dict
 
     document: dict[str, Any] = {"fleet_run": report.fleet, "verdict": _verdict_line(report),
+                                "provenance": list(report.provenance),
                                 "healthy": report.healthy, "baseline": report.baseline,
                                 "mad_threshold": report.mad_threshold, "min_relative": report.min_relative}
     document["defective"] = [{"node": node, "reasons": [{"kind": r.kind, "text": r.text} for r in reasons]}
@@ -60,6 +70,8 @@ def render_text(report: FleetReport) -> Any:
     from rich.text import Text
 
     parts: list[Any] = [Text(f"gpuready fleet report · {report.fleet} · {len(report.nodes)} nodes", style="bold")]
+    if provenance_line(report):
+        parts.append(Text(provenance_line(report), style="bold yellow"))
     if report.baseline:
         parts.append(Text(f"judged against the {report.baseline}"))
     if report.defective:
@@ -123,6 +135,8 @@ def render_markdown(report: FleetReport) -> str:
         return lines + ["| " + " | ".join(escape(c) for c in row) + " |" for row in rows] + [""]
 
     lines = [f"## gpuready fleet report: {escape(report.fleet)}", "", f"**{escape(_verdict_line(report))}**", ""]
+    if provenance_line(report):
+        lines += [f"> {escape(provenance_line(report))}", ""]
     if report.baseline:
         lines += [f"Judged against the {escape(report.baseline)}.", ""]
     if report.defective:
@@ -175,6 +189,7 @@ def render_html(report: FleetReport) -> str:
     template = _environment().get_template("fleet.html.j2")
     return str(template.render(title=f"gpuready fleet report · {report.fleet}", report=report,
                                verdict=_verdict_line(report), heatmap=heatmap, value=_value,
+                               provenance_warning=provenance_line(report),
                                tool_version=__version__))
 
 
