@@ -96,9 +96,9 @@ def test_submitit_local_executor_runs_the_node_job_per_task(tmp_path: Path) -> N
     config = SlurmConfig(nodes=2, log_folder=tmp_path / "logs", node_timeout_s=240)
     jobs = submit(CHEAP, "fslurm1", config, Destination(folder=tmp_path / "runs"), cluster="local")
     answers = [answer for job in jobs for answer in job.results()]
-    assert all(a["returncode"] in (0, 1) for a in answers), answers  # 1: findings (this VM has no GPU)
+    assert all(a.returncode in (0, 1) for a in answers), answers  # 1: findings (this VM has no GPU)
     nodes = _placements(tmp_path / "runs", "fslurm1")
-    assert len(nodes) == 2 and {a["node"] for a in answers} == set(nodes)
+    assert len(nodes) == 2 and {a.node for a in answers} == set(nodes)
     assert all(kinds == {"doctor", "check"} for kinds in nodes.values())
 
 
@@ -111,5 +111,5 @@ def test_real_slurm_one_node(tmp_path: Path) -> None:  # pragma: no cover - only
     config = SlurmConfig(nodes=1, time_min=20, log_folder=tmp_path / "logs", node_timeout_s=900)
     jobs = submit(CHEAP, "fslurm2", config, Destination(folder=tmp_path / "runs"), cluster="slurm")
     answers = [answer for job in jobs for answer in job.results()]
-    assert answers and all(a["returncode"] in (0, 1) for a in answers)
+    assert answers and all(a.returncode in (0, 1) for a in answers)
     assert len(_placements(tmp_path / "runs", "fslurm2")) == 1

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,11 +14,8 @@ from typing import Any
 
 from gpuready.errors import InputError
 from gpuready.fleet.config import Destination, NodeJob
-from gpuready.fleet.engines.command import node_command
+from gpuready.fleet.engines.command import NodeAnswer, node_command, run_node_process
 from gpuready.fleet.tags import check_value
-
-OUTPUT_TAIL = 4000
-"""Characters of a node's output its task returns (the whole output is in submitit's log folder)."""
 
 
 def _at_least(field: str, value: object, minimum: int) -> None:
@@ -106,14 +102,13 @@ def submitit_parameters(config: SlurmConfig, cluster: str = "slurm") -> dict[str
 
 @dataclass(frozen=True)
 class NodeTask:
-    """What each Slurm task runs (pickled by submitit): the node job in a child process, named after the node. Returns
-    the node, the exit status and the end of the output."""
+    """What each Slurm task runs (pickled by submitit): the node job in a child process, named after the node."""
 
     args: tuple[str, ...]
     """``gpuready fleet node`` options without ``--node`` and ``--job-id``."""
     timeout_s: float = 0
 
-    def __call__(self, index: int = 0) -> dict[str, Any]:
+    def __call__(self, index: int = 0) -> NodeAnswer:
         import submitit
 
         environment = submitit.JobEnvironment()
@@ -122,16 +117,7 @@ class NodeTask:
             node = f"{node}-{environment.local_rank}"
         job_id = f"{environment.job_id}.{environment.global_rank}"
         command = [sys.executable, "-m", "gpuready", "fleet", "node", *self.args, "--node", node, "--job-id", job_id]
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=self.timeout_s or None,
-                                  check=False)
-        except subprocess.TimeoutExpired as expired:
-            output = expired.stderr if isinstance(expired.stderr, str) else ""
-            return {"node": node, "job_id": job_id, "returncode": None, "timed_out": True,
-                    "output": output[-OUTPUT_TAIL:]}
-        sys.stderr.write(done.stderr)
-        return {"node": node, "job_id": job_id, "returncode": done.returncode, "timed_out": False,
-                "output": (done.stdout + done.stderr)[-OUTPUT_TAIL:]}
+        return run_node_process(command, node, job_id, self.timeout_s)
 
 
 def node_task(job: NodeJob, fleet_id: str, config: SlurmConfig, destination: Destination) -> NodeTask:
