@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,10 +129,14 @@ def node_task(job: NodeJob, fleet_id: str, config: SlurmConfig, destination: Des
 def submit(job: NodeJob, fleet_id: str, config: SlurmConfig, destination: Destination, *,
            cluster: str | None = None) -> list[Any]:
     """Submit the fleet run through submitit and return its jobs (``job.job_id``; ``job.results()`` waits and gives
-    each task's ``NodeTask`` answer). ``cluster`` is submitit's (default: Slurm when ``sbatch`` is there)."""
+    each task's ``NodeTask`` answer). ``cluster`` is submitit's executor (default: Slurm, which needs ``sbatch``)."""
+    check_value("fleet_run", fleet_id)
+    if cluster is None and shutil.which("sbatch") is None:
+        raise InputError("sbatch is not on PATH: submit from a Slurm login node, or write the script with "
+                         "--sbatch-only --write FILE", field="engine")
     import submitit
 
-    check_value("fleet_run", fleet_id)
+    cluster = cluster or "slurm"
     # in a container the submitting interpreter's path means nothing: the image's python runs submitit's task
     options = {"slurm_python": config.python} if config.container_image else {}
     executor = submitit.AutoExecutor(folder=str(config.log_folder), cluster=cluster, **options)
