@@ -4,6 +4,8 @@ exit 2 with one line naming the option."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -80,3 +82,12 @@ def test_bad_options_are_one_line_exit_2(capsys: pytest.CaptureFixture[str], tmp
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and expected in err, err
     assert list(tmp_path.iterdir()) == []  # nothing written, nothing submitted
+
+
+def test_help_imports_no_engine() -> None:
+    """The engines' libraries are imported only when an engine runs: start-up stays light."""
+    code = ("import sys; from gpuready.cli import main; main(['fleet', 'run', '--help']); main(['--help']); "
+            "print([m for m in ('ray', 'submitit', 'kubernetes', 'torch', 'gpuready.fleet.engines') "
+            "if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
