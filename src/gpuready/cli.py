@@ -734,13 +734,6 @@ def fleet() -> None:
     """Many nodes: run gpuready on each through Slurm, Ray, Kubernetes or torchrun, and find the bad nodes."""
 
 
-# ---- fleet run: dispatch through an engine (gpuready.fleet.engines) --------------------------------------------
-@fleet.command("run")
-def fleet_run() -> None:
-    """Start one gpuready job per node through an engine (not written yet)."""
-    raise click.UsageError("fleet run is not written yet")
-
-
 # ---- fleet node / report / baseline ---------------------------------------------------------------------------
 def _node_job(suite: str, only: tuple[str, ...], workloads: tuple[str, ...], micro: str, bench_steps: int, device: str,
               lock_file: Path | None, timeout_s: float | None) -> Any:
@@ -896,6 +889,95 @@ def _inert_text(text: str) -> str:
     from gpuready.report.terminal import inert
 
     return " ".join(inert(text).splitlines())
+
+
+# ---- fleet run: dispatch through an engine (gpuready.fleet.engines; after fleet node, whose options it shares) ---
+FIELD_OPTIONS.update({  # the engines' configuration fields, as fleet run's options name them
+    "nodes": "--nodes", "partition": "--partition", "account": "--account", "time_min": "--time",
+    "gpus_per_node": "--gpus-per-node", "cpus_per_task": "--cpus-per-task", "container_image": "--container-image",
+    "container_mounts": "--container-mount", "node_timeout_s": "--node-timeout", "address": "--address",
+    "gpus_per_task": "--gpus-per-node", "image": "--image", "vendor": "--vendor", "namespace": "--namespace",
+    "name": "--name", "node_selector": "--node-selector", "tolerations": "--toleration",
+    "store_secret": "--store-secret", "volume": "--volume", "claim": "--claim", "endpoint": "--endpoint",
+    "node_names": "--node-name", "nproc_per_node": "--nproc-per-node", "fleet_run": "--fleet-run",
+    "write": "--write", "destination": "--out/--store", "engine": "--engine", "kind": "--daemonset",
+    "job_name": "--job-name", "python": "--python", "log_folder": "--log-folder"})
+
+
+def fleet_run_options(function: Any) -> Any:
+    """Where the nodes are and how the engine reaches them: fleet run's own options."""
+    text: dict[str, Any] = {"type": str, "default": None}
+    options: list[tuple[str, dict[str, Any]]] = [
+        ("--engine", {"type": click.Choice(["slurm", "ray", "kubernetes", "torchrun"]), "required": True,
+                      "help": "slurm (submitit or --sbatch-only), ray, kubernetes (a manifest, or --apply), torchrun "
+                              "(the collectives across nodes: a per-node script)."}),
+        ("--fleet-run", {"default": None, "help": "The fleet run id (default: a new one)."}),
+        ("--out", {"type": DATA_DIR, "help": "Each node writes its Runs to OUT/<fleet run>/<node>/ (shared, or "
+                                             "collected afterwards)."}),
+        ("--write", {"type": PATH, "help": "Write the sbatch script, manifest or torchrun script here."}),
+        ("--nodes", {"type": int, "help": "Nodes (slurm, kubernetes Job, torchrun)."}),
+        ("--gpus-per-node", {"type": int, "help": "GPUs each node's job asks for."}),
+        ("--cpus-per-task", {"type": float, "help": "CPUs per node's task (slurm, ray)."}),
+        ("--node-timeout", {"type": float, "help": "Seconds a node's job may run (slurm, ray)."}),
+        ("--partition", text), ("--account", text), ("--time", {"type": int, "help": "Slurm time limit (minutes)."}),
+        ("--container-image", {"help": "Slurm: run each task in this image (pyxis)."}),
+        ("--container-mount", {"multiple": True, "help": "Slurm: SRC:DST for the container (repeatable)."}),
+        ("--array", {"is_flag": True, "help": "Slurm: a job array of exclusive one-node jobs."}),
+        ("--sbatch-only", {"is_flag": True, "help": "Slurm: write the sbatch script (--write) and submit nothing."}),
+        ("--log-folder", {"type": DATA_DIR, "help": "Slurm: submitit's and the script's log folder."}),
+        ("--address", {"help": "Ray: the cluster's address (default: auto)."}),
+        ("--image", {"help": "Kubernetes: the container image with gpuready."}),
+        ("--vendor", {"type": click.Choice(["amd", "nvidia", "none"]), "help": "Kubernetes: amd.com/gpu or "
+                                                                              "nvidia.com/gpu (default amd)."}),
+        ("--namespace", text), ("--name", text),
+        ("--daemonset", {"is_flag": True, "help": "Kubernetes: a DaemonSet (every matching node)."}),
+        ("--node-selector", {"multiple": True, "help": "Kubernetes: KEY=VALUE (repeatable)."}),
+        ("--toleration", {"multiple": True, "help": "Kubernetes: key[=value][:Effect] (repeatable)."}),
+        ("--store-secret", {"help": "Kubernetes: SECRET/KEY holding the store URL."}),
+        ("--volume", {"type": click.Choice(["hostpath", "pvc", "emptydir"]), "help": "Kubernetes: what --out is."}),
+        ("--claim", {"help": "Kubernetes: the PersistentVolumeClaim for --volume pvc."}),
+        ("--apply", {"is_flag": True, "help": "Kubernetes: create it with the kubeconfig instead of writing it."}),
+        ("--endpoint", {"help": "torchrun: HOST:PORT of the c10d rendezvous."}),
+        ("--node-name", {"multiple": True, "help": "torchrun: the nodes' names in node-rank order (repeatable)."}),
+        ("--nproc-per-node", {"type": int, "help": "torchrun: ranks per node (default 1)."}),
+        ("--python", {"help": "The interpreter on the nodes (default python3)."})]
+    for name, settings in reversed(options):
+        function = click.option(name, **settings)(function)
+    return _store_option(function)
+
+
+_RENAMED = {"time": "time_min", "container_mount": "container_mounts", "node_timeout": "node_timeout_s",
+            "toleration": "tolerations", "node_name": "node_names"}
+
+
+@fleet.command("run")
+@node_job_options
+@fleet_run_options
+def fleet_run(suite: str, only: tuple[str, ...], workloads: tuple[str, ...], micro: str, bench_steps: int,
+              device: str, lock_file: Path | None, timeout_s: float | None, **options: Any) -> None:
+    """Start the node job on every node through an engine, or write what to submit; then name the report."""
+    from gpuready.fleet.config import Destination
+    from gpuready.fleet.engines.kubernetes import SECRET_STORE
+    from gpuready.fleet.engines.launch import engine_config, report_hint, start
+    from gpuready.fleet.tags import check_value, new_fleet_id
+
+    engine, store_url, folder = options["engine"], options.pop("store_url"), options.pop("out")
+    fleet_id = check_value("fleet_run", options.pop("fleet_run") or new_fleet_id())
+    if engine == "kubernetes" and options["store_secret"] and not store_url:
+        store_url = SECRET_STORE
+    job = _node_job(suite, only, workloads, micro, bench_steps, device, lock_file, timeout_s)
+    config = engine_config(engine, {_RENAMED.get(k, k): v for k, v in options.items()})
+    destination = Destination(store_url, folder)
+    done = start(engine, job, fleet_id, config, destination, write=options["write"], apply=options["apply"],
+                 sbatch_only=options["sbatch_only"], say=_say)
+    for path in done.written:
+        _say(f"wrote {path}")
+    for answer in done.answers:
+        _say(f"[{answer.node}] " + ("timed out" if answer.timed_out else f"exit {answer.returncode}"))
+    if done.submitted:
+        _say(f"submitted Slurm job {', '.join(done.submitted)}")
+    click.echo(f"fleet run {fleet_id}")
+    click.echo(f"report: {report_hint(destination, fleet_id)}".replace(SECRET_STORE, "URL"))
 
 
 def main(argv: list[str] | None = None) -> int:

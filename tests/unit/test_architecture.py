@@ -23,8 +23,8 @@ LAYERS: dict[str, int] = {
     "comparison": 8, "pinning": 8,
     "report": 9, "guard": 9,
     "api": 10,
-    "cli": 11,
-    "__main__": 12,
+    "fleet": 11, "cli": 12,
+    "__main__": 13,
 }
 """Lower numbers are lower layers. A module may import its own package and packages of strictly lower layers."""
 

@@ -1,4 +1,5 @@
-"""Judge measured all_reduce bus bandwidth against the peak of the links between the GPUs."""
+"""Judge measured all_reduce bus bandwidth against the peak of the links between the GPUs, or, for an all_reduce
+across nodes, of the network between the nodes."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ def judge_allreduce(fingerprint: Fingerprint | None, measurements: Sequence[Meas
                     links: Sequence[LinkSpec]) -> list[Finding]:
     """One finding: the largest message's bus bandwidth as a share of the dominant link type's peak."""
     allreduce = [m for m in measurements if m.metric.startswith("allreduce_busbw_gbps_")]
+    across = [m for m in allreduce if int(str(m.settings.get("nodes", 1) or 1)) > 1]
+    if across:
+        return judge_internode(fingerprint, across, links)
     if not allreduce or fingerprint is None or fingerprint.topology is None or not fingerprint.topology.links:
         return []
     kinds = Counter("pcie" if link.kind.startswith("pcie") else link.kind for link in fingerprint.topology.links)
@@ -43,3 +47,31 @@ def judge_allreduce(fingerprint: Fingerprint | None, measurements: Sequence[Meas
                     evidence={"link": kind, "gpu": gpu, "links": str(dict(kinds)), "confirmed": str(spec.confirmed)},
                     remedy="check NCCL/RCCL settings, that all GPUs are used, and the topology" if share < 0.5 else "",
                     source_url=spec.source)]
+
+
+def judge_internode(fingerprint: Fingerprint | None, measurements: Sequence[Measurement],
+                    links: Sequence[LinkSpec]) -> list[Finding]:
+    """One finding for an all_reduce across nodes (torchrun): the largest message's bus bandwidth, the world size and
+    the nodes, against the catalogue's peak for the network between them (the node's ``interconnect``)."""
+    largest = max(measurements, key=lambda m: int(m.settings.get("bytes", 0) or 0))
+    kind = str(largest.annotations.get("interconnect") or "network")
+    gpu = next((d.name.value for d in fingerprint.devices if d.name.value), "") if fingerprint else ""
+    spec = link_peak(links, kind, gpu)
+    busbw = largest.summary.median
+    where = (f"across {largest.settings.get('nodes')} nodes (world size {largest.settings.get('world_size')}, "
+             f"{largest.settings.get('backend')})")
+    evidence = {"link": kind, "nodes": str(largest.settings.get("nodes")),
+                "world_size": str(largest.settings.get("world_size")), "busbw_gbps": f"{busbw:.3f}"}
+    if spec is None:
+        return [Finding("bench.allreduce_internode_link_unknown", Severity.INFO,
+                        f"inter-node all_reduce bus bandwidth {busbw:.2f} GB/s at {largest.settings.get('bytes')} "
+                        f"bytes {where}; gpuready's link data has no peak for {kind}", evidence=evidence)]
+    share = busbw / spec.per_gpu_gbps
+    low = share < 0.5
+    return [Finding("bench.allreduce_internode_vs_link", Severity.WARN if low else Severity.INFO,
+                    f"inter-node all_reduce bus bandwidth {busbw:.2f} GB/s {where} is {share:.0%} of the "
+                    f"{spec.generation} peak ({spec.per_gpu_gbps:g} GB/s per direction)"
+                    + (": well below what the network allows" if low else ""),
+                    evidence={**evidence, "confirmed": str(spec.confirmed)},
+                    remedy="check the NCCL/RCCL network settings (NCCL_IB_HCA, NCCL_SOCKET_IFNAME) and the fabric"
+                    if low else "", source_url=spec.source)]

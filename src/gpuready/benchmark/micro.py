@@ -1,10 +1,13 @@
 """Micro-ceilings: GEMM throughput per dtype (best shape of a sweep), device copy and host<->device bandwidth,
-and all_reduce bus bandwidth over message sizes (busbw = algbw x 2(n-1)/n, as the NCCL/RCCL tests define it)."""
+and all_reduce bus bandwidth over message sizes (busbw = algbw x 2(n-1)/n, as the NCCL/RCCL tests define it), over N
+local processes or, under torchrun, across the launcher's nodes (settings record world size and nodes)."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from gpuready.model import Measurement
@@ -100,19 +103,39 @@ def copy_bandwidth(device_name: str = "auto", repeat: int = 5, megabytes: int = 
     return results
 
 
+LAUNCHER = "launcher"
+"""The init method meaning: join the group of the launcher that started this process (torchrun)."""
+
+
+def interconnect(sys_class: Path = Path("/sys/class")) -> str:
+    """The kind of network between nodes as far as this node shows it: ``infiniband`` (RDMA devices, which RoCE
+    adapters also register) or ``ethernet``."""
+    try:
+        return "infiniband" if any((sys_class / "infiniband").iterdir()) else "ethernet"
+    except OSError:
+        return "ethernet"
+
+
 def allreduce_rank(rank: int, world: int, init: str, arguments: dict[str, Any]) -> dict[str, list[float]]:
     """One rank of the all_reduce sweep: per message size, the seconds of each timed repetition."""
     import torch
     import torch.distributed as dist
 
+    from gpuready.isolation.launcher_group import init_group, launched
+
     device_type, sizes, repeat = arguments["device_type"], arguments["sizes"], int(arguments["repeat"])
     if device_type == "cuda":
-        device = torch.device("cuda", rank % torch.cuda.device_count())
+        local = int(os.environ.get("LOCAL_RANK", rank)) if init == LAUNCHER else rank
+        device = torch.device("cuda", local % torch.cuda.device_count())
         torch.cuda.set_device(device)
     else:
         device = torch.device("cpu")
-    dist.init_process_group("nccl" if device_type == "cuda" else "gloo", init_method=init, rank=rank,
-                            world_size=world)
+    backend = "nccl" if device_type == "cuda" else "gloo"
+    group = launched() if init == LAUNCHER else None
+    if group is not None:
+        init_group(dist, backend, "bench.allreduce", group)
+    else:
+        dist.init_process_group(backend, init_method=init, rank=rank, world_size=world)
     report: dict[str, list[float]] = {}
     for size in sizes:
         tensor = torch.ones(max(1, size // 4), dtype=torch.float32, device=device)
@@ -137,19 +160,27 @@ def allreduce(device_name: str = "auto", world: int | None = None, repeat: int =
     """Bus bandwidth of all_reduce over message sizes with N local processes."""
     import torch
 
+    from gpuready.isolation.launcher_group import launched
     from gpuready.isolation.ranks import run_ranks
 
     device = torch_device(device_name)
-    world = world or (max(2, torch.cuda.device_count()) if device.type == "cuda" else 2)
-    report = run_ranks("gpuready.benchmark.micro:allreduce_rank", world,
-                       {"device_type": device.type, "sizes": list(sizes), "repeat": repeat}, timeout_s=600)[0]
-    factor = 2 * (world - 1) / world
+    arguments = {"device_type": device.type, "sizes": list(sizes), "repeat": repeat}
+    group = launched()
     notes = device_notes(torch, device)
+    nodes = 1
+    if group is not None:  # under torchrun: this rank's share of the launcher's world, across its nodes
+        world, nodes = group.world, group.nodes
+        report = allreduce_rank(group.rank, world, LAUNCHER, arguments)
+        notes.update(launcher="torchrun", rank=group.rank, interconnect=interconnect() if nodes > 1 else "")
+    else:
+        world = world or (max(2, torch.cuda.device_count()) if device.type == "cuda" else 2)
+        report = run_ranks("gpuready.benchmark.micro:allreduce_rank", world, arguments, timeout_s=600)[0]
+    factor = 2 * (world - 1) / world
     results = []
     for size in sizes:
         samples = report[str(size)]
         results.append(measurement(f"allreduce_busbw_gbps_{size}", "GB/s", [size / s / 1e9 * factor for s in samples],
-                                   "micro.allreduce", {"bytes": size, "world_size": world,
+                                   "micro.allreduce", {"bytes": size, "world_size": world, "nodes": nodes,
                                                        "backend": "nccl" if device.type == "cuda" else "gloo"},
                                    notes))
     return results

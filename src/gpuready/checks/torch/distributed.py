@@ -1,8 +1,9 @@
 """Distributed checks: collectives give exact results across N local processes, and a DDP step equals a
 single-process step on the whole batch. Backend nccl on GPUs (RCCL on ROCm), gloo on the CPU.
 
-Started normally, the check spawns N processes on this machine. Started under ``torchrun`` (RANK, WORLD_SIZE and
-MASTER_ADDR set), it joins torchrun's group instead, so it also covers several nodes.
+Started normally, the check spawns N processes on this machine. Started under ``torchrun`` (RANK, WORLD_SIZE,
+MASTER_ADDR and MASTER_PORT set), it joins torchrun's group instead (a store prefix per check), so it also covers
+several nodes, and notes the world size and the number of nodes.
 """
 
 from __future__ import annotations
@@ -12,13 +13,16 @@ from collections.abc import Callable
 from typing import Any
 
 from gpuready.checks.torch._util import device_under_test, import_torch
+from gpuready.isolation.launcher_group import init_group, launched
 from gpuready.isolation.ranks import RankFailure, run_ranks
 from gpuready.isolation.spec import CheckContext, Fail, Skip
 
 SIZES = (1, 1024, 1 << 18)
+LAUNCHER = "launcher"
+"""The init method meaning: join the group of the launcher that started this process (torchrun)."""
 
 
-def _init(rank: int, world: int, init_method: str, device_type: str) -> tuple[Any, Any, Any]:
+def _init(rank: int, world: int, init_method: str, device_type: str, what: str) -> tuple[Any, Any, Any]:
     torch = import_torch()
     import torch.distributed as dist
 
@@ -29,7 +33,11 @@ def _init(rank: int, world: int, init_method: str, device_type: str) -> tuple[An
         backend = "nccl"
     else:
         device, backend = torch.device("cpu"), "gloo"
-    dist.init_process_group(backend, init_method=init_method, rank=rank, world_size=world)
+    group = launched() if init_method == LAUNCHER else None
+    if group is not None:
+        init_group(dist, backend, f"check.{what}", group)
+    else:
+        dist.init_process_group(backend, init_method=init_method, rank=rank, world_size=world)
     return torch, dist, device
 
 
@@ -117,7 +125,7 @@ def _ddp(torch: Any, dist: Any, device: Any, rank: int, world: int) -> dict[str,
 
 def rank_main(rank: int, world: int, init_method: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """One rank: run the collectives or the DDP step and return this rank's report."""
-    torch, dist, device = _init(rank, world, init_method, arguments["device_type"])
+    torch, dist, device = _init(rank, world, init_method, arguments["device_type"], arguments["what"])
     try:
         return _collectives(torch, dist, device, rank, world) if arguments["what"] == "collectives" else _ddp(
             torch, dist, device, rank, world)
@@ -139,11 +147,14 @@ def _run(context: CheckContext, what: str) -> list[dict[str, Any]]:
         raise Skip("this torch was built without torch.distributed")
     if device.type == "cuda" and torch.cuda.device_count() < 2 and "world_size" not in context.options:
         raise Skip("one GPU: the collectives need two or more (run with world_size to share one)")
-    env = os.environ
     arguments = {"device_type": device.type, "what": what}
-    if {"RANK", "WORLD_SIZE", "MASTER_ADDR"} <= set(env):
+    group = launched()
+    if group is not None:
         context.note("launcher", "torchrun")
-        return [rank_main(int(env["RANK"]), int(env["WORLD_SIZE"]), "env://", arguments)]
+        context.note("world_size", group.world)
+        context.note("nodes", group.nodes)
+        context.note("backend", "nccl" if device.type == "cuda" else "gloo")
+        return [rank_main(group.rank, group.world, LAUNCHER, arguments)]
     world = _world(context, device)
     context.note("world_size", world)
     context.note("backend", "nccl" if device.type == "cuda" else "gloo")
