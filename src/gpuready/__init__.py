@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.2.0"
 
-_ELSEWHERE = {"InputError": "gpuready.errors", "GpureadyError": "gpuready.errors"}
+_ELSEWHERE = {"InputError": "gpuready.errors", "GpureadyError": "gpuready.errors",
+              "fleet_report": "gpuready.fleet.report"}
 
 __all__ = [  # noqa: F405 - the names come from gpuready.api, on first use
     "__version__",
@@ -62,6 +63,7 @@ __all__ = [  # noqa: F405 - the names come from gpuready.api, on first use
 if TYPE_CHECKING:
     from gpuready.api import *  # noqa: F403
     from gpuready.errors import GpureadyError, InputError
+    from gpuready.fleet.report import fleet_report
 
 
 def __getattr__(name: str) -> Any:

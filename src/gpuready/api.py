@@ -54,8 +54,6 @@ if TYPE_CHECKING:
     from gpuready.compat.importers.update import Update
     from gpuready.compat.load import Dataset
     from gpuready.compat.plan import Plan
-    from gpuready.fleet.analysis import FleetReport
-    from gpuready.fleet.config import ReportConfig
     from gpuready.isolation.launchers import Progress
     from gpuready.pinning.lockfile import Lock
 
@@ -65,8 +63,8 @@ __all__ = [
     "AuditConfig", "BenchConfig", "CheckConfig", "CheckResult", "CheckStatus", "CompareConfig", "DataUpdateConfig",
     "DoctorConfig", "Fact", "FactStatus", "Finding", "Fingerprint", "FingerprintConfig", "Level", "LockConfig",
     "Measurement", "Outcome", "PlanConfig", "Provenance", "Run", "RunKind", "ScanConfig", "Severity", "Verdict",
-    "VerifyConfig", "audit", "bench", "check", "compare", "doctor", "fingerprint", "fleet_report", "load_data",
-    "load_runs", "lock", "plan", "save", "scan", "update_data", "verify",
+    "VerifyConfig", "audit", "bench", "check", "compare", "doctor", "fingerprint", "load_data", "load_runs", "lock",
+    "plan", "save", "scan", "update_data", "verify",
 ]
 
 
@@ -212,26 +210,3 @@ def save(run: Run, store_url: str | None = None) -> str:
 
     with open_store(store_url) as store:
         return store.save(run)
-
-
-def fleet_report(fleet: str, *, store_url: str | None = None, folder: Path | None = None,
-                 config: ReportConfig | None = None) -> FleetReport:
-    """A fleet run's report: every node's Runs (from the store the nodes wrote to, or the folder they wrote under),
-    fields that differ across nodes, checks failing on some, metric outliers, baseline rules, the defective nodes."""
-    from gpuready.errors import InputError
-    from gpuready.fleet.analysis import analyse
-    from gpuready.fleet.baseline import load_baseline
-    from gpuready.fleet.collect import from_folder, from_store
-    from gpuready.fleet.config import ReportConfig
-    from gpuready.fleet.tags import check_value
-
-    check_value("fleet", fleet)
-    config = config or ReportConfig()
-    baseline = load_baseline(config.baseline) if config.baseline is not None else None
-    collected = from_folder(folder, fleet) if folder is not None else from_store(store_url, fleet)
-    if not collected.digests:
-        where = str(folder) if folder is not None else (store_url or "the default store")
-        raise InputError(f"no Runs of fleet run {fleet} in {where}"
-                         + (f" ({len(collected.unreadable)} could not be read)" if collected.unreadable else ""),
-                         field="fleet")
-    return analyse(collected, config, baseline)

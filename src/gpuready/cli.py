@@ -831,10 +831,10 @@ def fleet_report(fleet_id: str, folder: Path | None, store_url: str | None, mad:
                  ignore: tuple[str, ...], baseline: Path | None, as_json: bool, as_markdown: bool,
                  html_file: Path | None, textfile_dir: Path | None, output: Path | None) -> None:
     """Per-node table, fields that differ, failing checks, outliers and the defective nodes; exit 1 when any."""
-    from gpuready import api
     from gpuready.fleet import render
+    from gpuready.fleet.report import fleet_report
 
-    report = api.fleet_report(fleet_id, store_url=store_url, folder=folder,
+    report = fleet_report(fleet_id, store_url=store_url, folder=folder,
                               config=_report_config(mad, min_relative, baseline, ignore))
     if html_file is not None:
         _write(html_file, render.render_html(report), "the HTML report")
@@ -871,10 +871,10 @@ def fleet_report(fleet_id: str, folder: Path | None, store_url: str | None, mad:
 def fleet_baseline(fleet_id: str, folder: Path | None, store_url: str | None, mad: float, min_relative: float,
                    ignore: tuple[str, ...], threshold: float, output: Path, force: bool) -> None:
     """Write a baseline from a healthy fleet run: metric medians, checks that passed everywhere, shared fields."""
-    from gpuready import api
     from gpuready.fleet.baseline import dump_baseline, make_baseline
+    from gpuready.fleet.report import fleet_report
 
-    report = api.fleet_report(fleet_id, store_url=store_url, folder=folder,
+    report = fleet_report(fleet_id, store_url=store_url, folder=folder,
                               config=_report_config(mad, min_relative, None, ignore))
     if not report.healthy and not force:
         raise InputError(f"fleet run {fleet_id} has {len(report.defective)} defective nodes: a baseline is made "
