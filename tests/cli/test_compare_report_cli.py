@@ -69,10 +69,10 @@ def test_compare_stored_ids_joined_with_checks_and_scan(tmp_path: Path, capsys: 
     (["compare", "a.json", "bad.json"], "bad.json"),
 ])
 def test_compare_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
-                                   message: str) -> None:
+                                   message: str, monkeypatch: pytest.MonkeyPatch) -> None:
     _pair(tmp_path)
     (tmp_path / "bad.json").write_text("{not json")
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)  # restored afterwards: later tests' children must not start in this folder
     assert main(argv) == 2
     assert message in capsys.readouterr().err
 

@@ -75,3 +75,15 @@ def test_markdown_escapes_the_run_id_header() -> None:
     run = make_run(RunKind.ENV, "t")
     header = render_run_markdown(run).splitlines()[0]
     assert header == f"### gpuready env run {run.id[:12]}"
+
+
+def test_rich_markup_in_a_failure_reason_is_shown_as_text() -> None:
+    """A gloo error quoted '[/tmp/...]' in a check's reason: rich must not read it as a closing tag (it crashed)."""
+    from gpuready.report import plain_text
+    from gpuready.report.check_text import render_checks
+
+    reason = "Connection closed by peer [/tmp/gloo.sock]:29500 [bold]not bold[/bold] [/]"
+    run = make_run(RunKind.CHECK, "t", results=[
+        CheckResult("torch.distributed.[/x]", CheckStatus.FAIL, device="[/cpu]", details={"reason": reason})])
+    text = plain_text(render_checks(run))
+    assert "[/tmp/gloo.sock]:29500" in text and "[bold]not bold[/bold]" in text and "[/cpu]" in text

@@ -31,8 +31,10 @@ def render_checks(run: Run) -> RenderableType:
     for column in ("status", "time", "device", "detail"):
         table.add_column(column, overflow="fold")
     for result in results:
-        table.add_row(result.check_id, Text(result.status.value, style=STATUS_STYLE[result.status]),
-                      f"{result.duration_s:.2f} s", result.device, str(result.details.get("reason", ""))[:200])
+        # Text, never markup: a reason quotes the failure ("[/tmp/x] ..."), which rich would read as a closing tag
+        table.add_row(Text(result.check_id), Text(result.status.value, style=STATUS_STYLE[result.status]),
+                      f"{result.duration_s:.2f} s", Text(result.device),
+                      Text(str(result.details.get("reason", ""))[:200]))
     return Group(table, verdict_line(run.outcome))
 
 
@@ -42,5 +44,5 @@ def render_check_list(specs: Sequence[CheckSpec]) -> RenderableType:
     for column in ("check", "framework", "timeout", "what it checks"):
         table.add_column(column, overflow="fold")
     for spec in specs:
-        table.add_row(spec.id, spec.framework, f"{spec.timeout_s:g} s", spec.description)
+        table.add_row(Text(spec.id), spec.framework, f"{spec.timeout_s:g} s", Text(spec.description))
     return table
