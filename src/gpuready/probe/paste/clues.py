@@ -374,6 +374,8 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"detected amdgpu versions \[[^\]]*\]|gpu_type=gfx[0-9a-f]+|amdgpu \[\d+\] gfx[0-9a-f]+ is not supported", _gfx,
      "gfx"),
     (r"\bwith AMDGPU version\s*:\s*(gfx[0-9a-f]{3,4})", _one("gpu.arch")),
+    (r"^\s*Name:\s+amdgcn-amd-amdhsa--(gfx[0-9a-f]{3,4})\b", _one("gpu.arch"), "amdhsa"),
+    (r"/rocminfo-rocm-(\d+\.\d+\.\d+)/", _one("stack.rocm"), "rocminfo-rocm-"),
 )
 """(pattern, what it yields[, the word a line needs for it to yield anything, where the pattern has none certain])"""
 RULES: tuple[Rule, ...] = tuple((re.compile(row[0]), row[1]) for row in _TABLE)
