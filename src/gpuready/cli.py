@@ -67,9 +67,19 @@ def store_options(function: Any) -> Any:
     return function
 
 
+def _checked_store_url(_: click.Context, __: click.Parameter, value: str | None) -> str | None:
+    """A store URL that cannot be one is refused before anything runs (not after a run is measured)."""
+    if value:
+        from gpuready.store.database import check_url
+
+        check_url(value)
+    return value
+
+
 def _store_option(function: Any) -> Any:
-    return click.option("--store", "store_url", help="Store URL (SQLAlchemy), e.g. postgresql://host/db; default: "
-                        "SQLite in the user's data directory.")(function)
+    return click.option("--store", "store_url", callback=_checked_store_url,
+                        help="Store URL (SQLAlchemy), e.g. postgresql://host/db; default: SQLite in the user's data "
+                        "directory.")(function)
 
 
 def _say(text: str) -> None:
@@ -989,8 +999,10 @@ def main(argv: list[str] | None = None) -> int:
         returned = cli.main(args=argv, prog_name="gpuready", standalone_mode=False)
     except click.exceptions.Exit as done:
         return int(done.exit_code)
-    except click.ClickException as error:
-        error.show()
+    except click.ClickException as error:  # one line, as every bad input: the command, then what was wrong
+        context = getattr(error, "ctx", None)
+        where = f"{context.command_path}: " if context is not None else ""
+        click.echo(f"gpuready: error: {where}{_inert_text(error.format_message())} (see --help)", err=True)
         return int(ExitCode.USAGE)
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("gpuready: interrupted", err=True)

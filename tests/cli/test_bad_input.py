@@ -210,3 +210,17 @@ def test_output_files_follow_the_umask(tmp_path: Path, capsys: pytest.CaptureFix
     finally:
         os.umask(previous)
     assert stat.S_IMODE(out.stat().st_mode) == 0o644, "node-exporter, running as another user, must read it"
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["env", "--no-frameworks", "--store", "notaurl"], "not a database URL"),
+    (["check", "--suite", "no_such_suite"], "gpuready check: Invalid value for '--suite'"),
+    (["no-such-command"], "No such command"),
+    (["bench", "--steps", "many"], "'many' is not a valid integer"),
+])
+def test_usage_errors_and_bad_store_urls_are_one_line_before_anything_runs(
+        argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "", "nothing ran: a bad store URL is refused before the probe, not after"
+    assert len(captured.err.strip().splitlines()) == 1 and says in captured.err, captured.err

@@ -86,6 +86,18 @@ def _with_driver(url: str) -> str:
     return url
 
 
+def check_url(url: str) -> Any:
+    """The parsed URL (SQLAlchemy's ``URL``), or StoreError saying what a store URL looks like. Nothing is opened."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return make_url(url)
+    except ArgumentError as error:
+        raise StoreError(f"not a database URL ({_first_line(error)}); expected e.g. sqlite:///path/runs.sqlite "
+                         "or postgresql://host/db", source=url) from error
+
+
 def _first_line(error: BaseException) -> str:
     text = str(getattr(error, "orig", None) or error).strip()
     return text.splitlines()[0] if text else type(error).__name__
@@ -120,16 +132,11 @@ class RunStore:
 
     def __init__(self, url: str) -> None:
         from sqlalchemy import create_engine, event
-        from sqlalchemy.engine import make_url
-        from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+        from sqlalchemy.exc import SQLAlchemyError
         from sqlalchemy.pool import NullPool
 
         self.url = url
-        try:
-            parsed = make_url(url)
-        except ArgumentError as error:
-            raise StoreError(f"not a database URL ({_first_line(error)}); expected e.g. sqlite:///path/runs.sqlite "
-                             "or postgresql://host/db", source=url) from error
+        parsed = check_url(url)
         try:
             if parsed.get_backend_name() == "sqlite":
                 _sqlite_file(url, parsed.database)
