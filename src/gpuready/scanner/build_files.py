@@ -65,7 +65,7 @@ def analyse_dockerfile(text: str) -> list[Hit]:
 
 
 def analyse_ci(text: str) -> list[Hit]:
-    """CI workflows and shell scripts: CUDA wheel indexes, +cuXXX pins, the CUDA toolkit, NGC images."""
+    """CI workflows and shell scripts: CUDA wheel indexes, +cu121-style pins, the CUDA toolkit, NGC images."""
     hits = []
     for number, line in _lines(text):
         if _CUDA_WHEELS.search(line) and "rocm" not in line.lower():
