@@ -84,3 +84,18 @@ def test_a_damaged_run_file_is_listed_and_the_rest_is_read(tmp_path: Path) -> No
     assert sorted(Path(u.source).name for u in collected.unreadable) == ["broken.json", "wrong.json"]
     with pytest.raises(InputError, match="no folder of fleet run"):
         from_folder(tmp_path / "nowhere", "fdisk")
+
+
+def test_the_public_function_reads_a_folder_and_judges(tmp_path: Path) -> None:
+    import gpuready
+
+    for n, document in enumerate(fleet_documents(4, Plants(failing_check=("node0002",)), "fapi")):
+        node = next(t for t in document["tags"] if t.startswith("node:")).split(":", 1)[1]
+        (tmp_path / "fapi" / node).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "fapi" / node / f"{n}.json").write_text(json.dumps(document))
+    report = gpuready.fleet_report("fapi", folder=tmp_path, config=ReportConfig(min_relative=0.2))
+    assert [node for node, _ in report.defective] == ["node0002"] and not report.healthy
+    assert report.provenance == ("synthetic",)
+    with pytest.raises(InputError) as raised:
+        gpuready.fleet_report("bad id", folder=tmp_path)
+    assert raised.value.field == "fleet"
