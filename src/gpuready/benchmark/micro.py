@@ -10,7 +10,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gpuready.errors import ParseError
 from gpuready.model import Measurement
+from gpuready.probe.parse.infiniband import (
+    Network,
+    Port,
+    parse_link_layer,
+    parse_port_rate,
+    parse_port_state,
+    summarise_ports,
+)
 from gpuready.stats import measurement
 from gpuready.workloads.torch_device import torch_device
 
@@ -107,13 +116,63 @@ LAUNCHER = "launcher"
 """The init method meaning: join the group of the launcher that started this process (torchrun)."""
 
 
-def interconnect(sys_class: Path = Path("/sys/class")) -> str:
-    """The kind of network between nodes as far as this node shows it: ``infiniband`` (RDMA devices, which RoCE
-    adapters also register) or ``ethernet``."""
+def _read(path: Path) -> str | None:
     try:
-        return "infiniband" if any((sys_class / "infiniband").iterdir()) else "ethernet"
+        return path.read_text(encoding="utf-8", errors="replace")[:4096]
     except OSError:
-        return "ethernet"
+        return None
+
+
+def rdma_ports(sys_class: Path = Path("/sys/class")) -> list[Port]:
+    """Every port under ``/sys/class/infiniband/<device>/ports/<n>`` with its link layer, state and rate; a file
+    that is missing or unreadable leaves that part unknown (a port without a readable state counts as not active)."""
+    ports: list[Port] = []
+    try:
+        devices = sorted((sys_class / "infiniband").iterdir())
+    except OSError:
+        return ports
+    for device in devices:
+        try:
+            numbers = sorted((p for p in (device / "ports").iterdir() if p.name.isdigit()), key=lambda p: int(p.name))
+        except OSError:
+            continue
+        for folder in numbers:
+            texts = {name: _read(folder / name) for name in ("link_layer", "state", "rate")}
+            try:
+                kind = parse_link_layer(texts["link_layer"] or "InfiniBand")
+                state = parse_port_state(texts["state"]) if texts["state"] is not None else "UNKNOWN"
+            except ParseError:
+                continue
+            try:
+                rate = parse_port_rate(texts["rate"]) if texts["rate"] is not None else None
+            except ParseError:
+                rate = None
+            ports.append(Port(device.name, int(folder.name), kind, state, rate))
+    return ports
+
+
+def network(sys_class: Path = Path("/sys/class")) -> Network:
+    """The network between nodes as far as this node shows it: the kind (``infiniband``, or ``ethernet`` for RoCE
+    ports and for a node without RDMA devices), the per-port rate in Gb/s of its active ports (None when unknown) and
+    how many are active."""
+    return summarise_ports(rdma_ports(sys_class)) or Network("ethernet", None, 0)
+
+
+def interconnect(sys_class: Path = Path("/sys/class")) -> str:
+    """The kind of network between nodes (``network(...).kind``): ``infiniband`` or ``ethernet``."""
+    return network(sys_class).kind
+
+
+def network_notes(sys_class: Path = Path("/sys/class")) -> dict[str, object]:
+    """The annotations an all_reduce across nodes carries about the network: ``interconnect`` (kind),
+    ``port_rate_gbps`` (Gb/s per active port, absent when unknown), ``active_ports`` and the ports' label."""
+    found = network(sys_class)
+    notes: dict[str, object] = {"interconnect": found.kind, "active_ports": found.active_ports}
+    if found.rate_gbits is not None:
+        notes["port_rate_gbps"] = found.rate_gbits
+    if found.label:
+        notes["port_rate_label"] = found.label
+    return notes
 
 
 def allreduce_rank(rank: int, world: int, init: str, arguments: dict[str, Any]) -> dict[str, list[float]]:
@@ -171,7 +230,9 @@ def allreduce(device_name: str = "auto", world: int | None = None, repeat: int =
     if group is not None:  # under torchrun: this rank's share of the launcher's world, across its nodes
         world, nodes = group.world, group.nodes
         report = allreduce_rank(group.rank, world, LAUNCHER, arguments)
-        notes.update(launcher="torchrun", rank=group.rank, interconnect=interconnect() if nodes > 1 else "")
+        notes.update(launcher="torchrun", rank=group.rank, local_world_size=group.local_world, interconnect="")
+        if nodes > 1:
+            notes.update(network_notes())
     else:
         world = world or (max(2, torch.cuda.device_count()) if device.type == "cuda" else 2)
         report = run_ranks("gpuready.benchmark.micro:allreduce_rank", world, arguments, timeout_s=600)[0]

@@ -290,13 +290,14 @@ class JaxData:
 
 @dataclass(frozen=True, slots=True)
 class LinkSpec:
-    """Peak bandwidth of a GPU-to-GPU link type, per GPU and per direction."""
+    """Peak bandwidth of a GPU-to-GPU link type, per GPU and per direction; or of a network port between nodes."""
 
     kind: str
-    """``nvlink``, ``xgmi`` or ``pcie``."""
+    """``nvlink``, ``xgmi`` or ``pcie`` between GPUs; ``infiniband`` or ``ethernet`` (RoCE) between nodes."""
     generation: str
     per_gpu_gbps: float
-    """One direction, summed over the GPU's links (GB/s)."""
+    """One direction (GB/s): for a GPU link summed over the GPU's links; for a network kind PER PORT (the port's
+    Gb/s / 8), which the judge shares among the node's GPUs."""
     source: str
     read: datetime.date
     gpus: tuple[str, ...] = ()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -9,6 +11,7 @@ from hypothesis import strategies as st
 from gpuready.benchmark.search import find_max_batch
 from gpuready.benchmark.targets import judge_targets, parse_target
 from gpuready.errors import InputError
+from gpuready.model import Measurement
 from gpuready.stats import measurement, percentile, rate, summarize
 
 
@@ -119,6 +122,85 @@ def test_allreduce_is_judged_against_the_link_peak() -> None:
     assert finding.code == "bench.allreduce_vs_link"
     assert "40% of the NVLink 4 peak (450 GB/s" in finding.message and finding.severity.value == "warn"
     assert judge_allreduce(Fingerprint(), busbw, load_dataset().links.links) == []
+
+
+def _across_nodes(busbw: float, annotations: dict[str, object], world: int = 16, nodes: int = 2) -> list[Measurement]:
+    """Synthetic measurements of an all_reduce across nodes: a small message and the largest one at ``busbw``."""
+    return [measurement(f"allreduce_busbw_gbps_{size}", "GB/s", [value], "micro.allreduce",
+                        {"bytes": size, "world_size": world, "nodes": nodes, "backend": "nccl"}, annotations)
+            for size, value in ((1 << 20, 1.0), (1 << 30, busbw))]
+
+
+NDR_NODE = {"interconnect": "infiniband", "port_rate_gbps": 400.0, "active_ports": 8, "local_world_size": 8}
+
+
+def test_internode_allreduce_on_eight_ndr_ports_for_eight_gpus_is_judged_against_50_gbps_per_gpu() -> None:
+    from gpuready.benchmark.links import judge_allreduce
+    from gpuready.compat.load import load_dataset
+
+    links = load_dataset().links.links
+    [good] = judge_allreduce(None, _across_nodes(45.0, NDR_NODE), links)
+    assert (good.code, good.severity.value) == ("bench.allreduce_internode_vs_link", "info")
+    assert "90% of the InfiniBand NDR (400 Gb/s) peak of 50 GB/s per GPU" in good.message
+    assert "8 active InfiniBand NDR (400 Gb/s) ports" in good.message and "8 GPUs" in good.message
+    assert good.evidence["peak_gbps_per_gpu"] == "50" and good.source_url.startswith("https://docs.nvidia.com/")
+    [half] = judge_allreduce(None, _across_nodes(24.0, NDR_NODE), links)  # below half of the peak
+    assert (half.code, half.severity.value) == ("bench.allreduce_internode_vs_link", "warn")
+    assert "48% of the InfiniBand NDR (400 Gb/s) peak" in half.message and "NCCL_IB_HCA" in half.remedy
+
+
+def test_internode_peak_shares_the_ports_among_the_gpus_and_caps_at_one_port_per_gpu() -> None:
+    from gpuready.benchmark.links import judge_internode
+    from gpuready.compat.load import load_dataset
+
+    links = load_dataset().links.links
+    four_ports = {**NDR_NODE, "active_ports": 4}  # 4 x 50 GB/s for 8 GPUs: 25 per GPU
+    [shared] = judge_internode(None, _across_nodes(20.0, four_ports), links)
+    assert "80% of the InfiniBand NDR (400 Gb/s) peak of 25 GB/s per GPU" in shared.message
+    many_ports = {**NDR_NODE, "active_ports": 16}  # more ports than GPUs: still one port's 50 GB/s per GPU
+    [capped] = judge_internode(None, _across_nodes(40.0, many_ports), links)
+    assert "80% of the InfiniBand NDR (400 Gb/s) peak of 50 GB/s per GPU" in capped.message
+    # no LOCAL_WORLD_SIZE recorded: world size over nodes (16 / 2 = 8 GPUs per node)
+    [derived] = judge_internode(None, _across_nodes(45.0, {k: v for k, v in NDR_NODE.items()
+                                                           if k != "local_world_size"}), links)
+    assert derived.evidence["gpus_per_node"] == "8" and "peak of 50 GB/s" in derived.message
+    roce = {"interconnect": "ethernet", "port_rate_gbps": 200.0, "active_ports": 8, "local_world_size": 8}
+    [ethernet] = judge_internode(None, _across_nodes(20.0, roce), links)
+    assert "200GbE (RoCE) peak of 25 GB/s per GPU" in ethernet.message
+
+
+def test_internode_allreduce_with_an_unknown_rate_is_an_info_finding() -> None:
+    from gpuready.benchmark.links import judge_internode
+    from gpuready.compat.load import load_dataset
+
+    links = load_dataset().links.links
+    for notes, said in (({**NDR_NODE, "port_rate_gbps": 56.0}, "infiniband at 56 Gb/s per port"),
+                              ({"interconnect": "ethernet", "active_ports": 0}, "ethernet (port rate unknown)"),
+                              ({"interconnect": "infiniband"}, "infiniband (port rate unknown)")):  # Runs before rates
+        [finding] = judge_internode(None, _across_nodes(10.0, notes), links)
+        assert (finding.code, finding.severity.value) == ("bench.allreduce_internode_link_unknown", "info")
+        assert said in finding.message, finding.message
+
+
+def test_node_network_read_from_a_sysfs_tree_synthetic(tmp_path: Path) -> None:
+    from gpuready.benchmark.micro import interconnect, network, network_notes
+
+    def port(device: str, layer: str, state: str, rate: str) -> None:
+        folder = tmp_path / "infiniband" / device / "ports" / "1"
+        folder.mkdir(parents=True)
+        for name, text in (("link_layer", layer), ("state", state), ("rate", rate)):
+            (folder / name).write_text(text + "\n")
+
+    assert network(tmp_path).kind == "ethernet" and network_notes(tmp_path) == {"interconnect": "ethernet",
+                                                                                 "active_ports": 0}
+    for i in range(4):
+        port(f"mlx5_{i}", "InfiniBand", "4: ACTIVE", "400 Gb/sec (4X NDR)")
+    port("mlx5_4", "InfiniBand", "1: DOWN", "10 Gb/sec (4X SDR)")
+    port("mlx5_5", "Ethernet", "4: ACTIVE", "100 Gb/sec (2X NDR)")
+    (tmp_path / "infiniband" / "mlx5_6" / "ports").mkdir(parents=True)  # a device without ports
+    assert interconnect(tmp_path) == "infiniband"
+    assert network_notes(tmp_path) == {"interconnect": "infiniband", "active_ports": 4, "port_rate_gbps": 400.0,
+                                       "port_rate_label": "4X NDR"}
 
 
 def test_mfu_against_the_catalogue_peak() -> None:

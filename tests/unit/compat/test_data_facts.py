@@ -115,6 +115,10 @@ def test_link_peaks_name_catalogue_gpus_and_are_read_in_vendor_text() -> None:
     per_gpu = {gpu: link.per_gpu_gbps for link in links for gpu in link.gpus}
     assert per_gpu["AMD Instinct MI300X"] == 7 * 64, "seven x16 links at 64 GB/s each way"
     assert per_gpu["NVIDIA H100 80GB HBM3"] == 18 * 25, "18 NVLink 4 links at 25 GB/s each way"
+    per_port = {(link.kind, link.per_gpu_gbps * 8) for link in links if link.kind in ("infiniband", "ethernet")}
+    assert {("infiniband", 200), ("infiniband", 400), ("infiniband", 800)} <= per_port, "HDR, NDR, XDR per port"
+    assert {("ethernet", 100), ("ethernet", 200), ("ethernet", 400)} <= per_port, "100/200/400GbE per port"
+    assert all(not link.gpus for link in links if link.kind in ("infiniband", "ethernet")), "a port serves any GPU"
 
 
 def test_confirmed_wheel_arch_lists_carry_their_evidence() -> None:
