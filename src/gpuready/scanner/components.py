@@ -174,13 +174,25 @@ def _edges(imports: dict[str, list[tuple[str, bool]]]) -> tuple[dict[str, str], 
     return modules, edges
 
 
-def core_subprojects(imports: dict[str, list[tuple[str, bool]]], prefixes: Iterable[str]) -> tuple[str, ...]:
-    """The sub-projects the rest of the project imports unguarded (installed with it: core, not optional)."""
+def core_subprojects(imports: dict[str, list[tuple[str, bool]]], prefixes: Iterable[str],
+                     extensions: dict[str, str] | None = None) -> tuple[str, ...]:
+    """The sub-projects the rest of the project imports unguarded (installed with it: core, not optional): one of
+    their Python modules, or a compiled extension their build script makes (``extensions``: module name -> the
+    build script's path), imported by a deciding part of the project outside the sub-project."""
     _, edges = _edges(imports)
+    made: dict[str, list[str]] = {}
+    for module, script in (extensions or {}).items():
+        made.setdefault(script, []).append(module)
     found = []
     for prefix in prefixes:
         if any(target.startswith(prefix) and not source.startswith(prefix) and not optional
                for target, incoming in edges.items() for source, optional in incoming):
+            found.append(prefix)
+            continue
+        names = {m for script, modules in made.items() if script.startswith(prefix) for m in modules}
+        if names and any(not source.startswith(prefix) and not optional and component_of(source) in DECIDING
+                         and detail.lstrip(".").split("|")[0].split(".")[0] in names and not detail.startswith(".")
+                         for source, pairs in imports.items() for detail, optional in pairs):
             found.append(prefix)
     return tuple(found)
 

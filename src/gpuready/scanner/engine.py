@@ -53,7 +53,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "3"
+SCANNER_VERSION = "4"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -322,8 +322,10 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     imports = {relative: [(h[2], bool(h[3])) for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", [])
                           if h[0] == "module_import"]
                for relative, kind, digest in entries if kind in ("python", "setup_py")}
+    extensions = {h[2]: relative for relative, kind, digest in entries if kind == "setup_py"
+                  for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", []) if h[0] == "extension_name"}
     nested = subprojects(relative for relative, _, _ in entries)
-    core = core_subprojects(imports, nested)
+    core = core_subprojects(imports, nested, extensions)
     layout = Layout(optional_modules(imports), tuple(p for p in nested if p not in core))
     for relative, _, digest in entries:
         record = fresh.get(digest) or known.get(digest)

@@ -19,6 +19,8 @@ _ROCM_TEST = re.compile(r"version\.hip|\bis_hip\b|\bIS_HIP\w*|\bIS_ROCM\b|\bis_r
                         r"\bHIP_BUILD\b|\bUSE_ROCM\b|\bBUILD_FOR_ROCM\b|['\"]rocm['\"]|['\"]hip['\"]")
 _CUDA_TEST = re.compile(r"\bIS_NVIDIA\w*|\bis_nvidia\w*|version\.cuda|\bis_cuda\b|\bIS_CUDA\b|\bIS_HOPPER\b|"
                         r"\bIS_BLACKWELL\b|\bis_hopper\b|\bis_blackwell\b|\bIS_SM\d+|['\"]cuda['\"]\s*==\s*\w*backend")
+_EXTENSION_CALLS = frozenset({"CppExtension", "CUDAExtension", "Extension", "HIPExtension", "SYCLExtension"})
+"""Calls in a build script whose first argument (or ``name=``) is the module the build makes."""
 _MENTIONS_ROCM = re.compile(r"ROCM_HOME|ROCM_PATH|version\.hip|is_hip|IS_HIP|PYTORCH_ROCM_ARCH|USE_ROCM|IS_ROCM|"
                             r"BUILD_TARGET|hipcc|offload-arch|HIP_BUILD|IS_AMD\b|is_amd\b|rocm-smi|amd-smi|gcnArchName")
 """A file that says one of these handles ROCm itself."""
@@ -258,6 +260,10 @@ class _Visitor(ast.NodeVisitor):
         extension = last in self.cpp_extension_names and last != "" or (
             last in self.load_names or function.endswith(("cpp_extension.load", "cpp_extension.load_inline"))) and (
             "cuda_sources" in keywords or any(s.endswith((".cu", ".cuh")) for s in _strings(node)))
+        if last in self.cpp_extension_names or last in _EXTENSION_CALLS:
+            name = keywords.get("name") or (node.args[0] if node.args else None)
+            if isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value:
+                self.hit("extension_name", node, name.value)  # the module the build makes (who imports it?)
         if extension:
             if self.mentions_rocm:
                 self.hit("credit.rocm_build", node, f"{function} next to a ROCm branch (hipified on ROCm torch)")
