@@ -34,9 +34,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason="jax, flax, optax or orbax-checkpoint is not installed"))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A PostgreSQL server: GPUREADY_TEST_POSTGRES, or one started from the pgserver wheel (CI installs it)."""
+    """A PostgreSQL server: GPUREADY_TEST_POSTGRES, or one started from the pgserver wheel (CI installs it). One per
+    test module: a server started early would not outlive the isolation tests, which end stray processes."""
     if os.environ.get("GPUREADY_TEST_POSTGRES"):
         yield os.environ["GPUREADY_TEST_POSTGRES"]
         return
