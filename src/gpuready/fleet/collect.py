@@ -8,8 +8,9 @@ file must not hide the other 1,999."""
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from gpuready.errors import InputError
 from gpuready.fleet.tags import placement_of
 from gpuready.model.metrics import higher_is_better
+from gpuready.model.outcome import Level, Verdict
 
 MAX_DOCUMENT_BYTES = 64 * 2**20
 FAILED_STATUSES = frozenset({"fail", "error", "timeout", "crash"})
@@ -196,11 +198,9 @@ def digest(document: Any, source: str, fleet: str | None = None, names: MetricNa
         fingerprint = document.get("fingerprint")
         fields = tuple(sorted(fingerprint_fields(fingerprint).items())) if isinstance(fingerprint, dict) else ()
         checks = tuple((str(r["check_id"]), str(r["status"])) for r in document.get("results") or [])
-        from gpuready.model.outcome import Verdict
-
         return RunDigest(str(document["id"]), str(document["kind"]), str(document.get("created_at", "")),
-                         placement.node, placement.job, placement.engine, verdict, Verdict(verdict).level.value ==
-                         "fail", str(outcome.get("summary", "")), fields, checks,
+                         placement.node, placement.job, placement.engine, verdict,
+                         Verdict(verdict).level is Level.FAIL, str(outcome.get("summary", "")), fields, checks,
                          tuple(_metrics(document.get("measurements") or [], {} if names is None else names)),
                          str(document.get("provenance", "measured")))
     except (KeyError, TypeError, ValueError, AttributeError) as error:
@@ -213,13 +213,14 @@ def _read(path: Path) -> Any:
     return read_json(path, MAX_DOCUMENT_BYTES, "Run file")
 
 
-def _digests(documents: Iterable[tuple[str, Any]], fleet: str) -> Collected:
+def _digests(documents: Iterable[tuple[str, Callable[[], Any]]], fleet: str) -> Collected:
+    """Each (source, how to load it) read and digested; what fails to load or digest is listed as unreadable."""
     digests: list[RunDigest] = []
     unreadable: list[Unreadable] = []
     names: MetricNames = {}
     for source, load in documents:
         try:
-            found = digest(load() if callable(load) else load, source, fleet, names)
+            found = digest(load(), source, fleet, names)
         except InputError as error:
             unreadable.append(Unreadable(source, error.reason))
             continue
@@ -235,12 +236,12 @@ def from_folder(folder: Path, fleet: str) -> Collected:
     if not root.is_dir():
         raise InputError(f"no folder of fleet run {fleet} here (expected {folder / fleet})", source=str(folder))
 
-    def documents() -> Iterator[tuple[str, Any]]:
+    def documents() -> Iterator[tuple[str, Callable[[], Any]]]:
         for directory, _, names in sorted(os.walk(root)):
             for name in sorted(names):
                 if name.endswith(".json"):
                     path = Path(directory) / name
-                    yield str(path), (lambda p=path: _read(p))
+                    yield str(path), functools.partial(_read, path)
 
     return _digests(documents(), fleet)
 
@@ -255,7 +256,7 @@ def from_store(url: str | None, fleet: str) -> Collected:
     return _digests(documents, fleet)
 
 
-def _loads(text: str, run_id: str) -> Any:
+def _loads(text: str, run_id: str) -> Callable[[], Any]:
     def load() -> Any:
         from gpuready.files import loads_json
 
