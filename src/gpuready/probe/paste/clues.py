@@ -67,6 +67,17 @@ def _torch_variant(match: re.Match[str]) -> Iterator[tuple[str, str]]:
         yield "torch.available", match.group("available")
 
 
+def _jax_device_info(match: re.Match[str]) -> Iterator[Found]:
+    """``jax.print_environment_info()``'s ``device info: NVIDIA GeForce RTX 3090-1, 1 local devices`` (the first
+    device's kind, the device count): a JAX device, and for a GPU its name and count."""
+    kind, count = match.group("kind").strip(), int(match.group("count"))
+    if kind.lower() == "cpu":
+        yield "jax.device", "CpuDevice(id=0)"
+        return
+    yield "jax.device", f"GpuDevice({kind})"
+    yield "gpu.named", kind, count
+
+
 def _packages(match: re.Match[str]) -> Iterator[tuple[str, str]]:
     name, version = match.group("name").lower().replace("_", "-"), match.group("version")
     if name == "pytorch":
@@ -337,6 +348,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"name='([^']+)'.*?gcnArchName='(gfx[0-9a-f]+)", _many(("gpu.name", 1), ("gpu.arch", 2))),
     (r"(?:Cuda|Rocm|Gpu|Cpu)Device\(id=\d+\)", lambda m: iter([("jax.device", m.group(0))]), "device(id="),
     (r"^jax:\s+(\d\S*)", _one("jax.version"), "jax:"),
+    (r"^device info:\s*(?P<kind>.+?)-(?P<count>\d+),\s*\d+ local devices", _jax_device_info, "device info:"),
     (r"^jaxlib:\s+(\d\S*)", _one("jaxlib.version")),
     (r"^python:\s+(\d+\.\d+\.\d+)", _one("host.python")),
     (r"Available backends are \[([^\]]*)\]", _one("jax.backends")),
