@@ -118,6 +118,16 @@ class FleetReport:
     """Where the Runs' numbers came from (measured, pasted, synthetic): a report of made-up Runs says so."""
 
     @property
+    def fleet_wide(self) -> tuple[Reason, ...]:
+        """Reasons every node shares (with more than one node): a problem of the whole fleet, not an odd node out."""
+        if len(self.nodes) < 2 or len(self.defective) < len(self.nodes):
+            return ()
+        common = set(self.defective[0][1])
+        for _, reasons in self.defective[1:]:
+            common &= set(reasons)
+        return tuple(r for r in self.defective[0][1] if r in common)
+
+    @property
     def healthy(self) -> bool:
         return not self.defective
 

@@ -46,6 +46,7 @@ def to_document(report: FleetReport) -> dict[str, Any]:
                                 "provenance": list(report.provenance),
                                 "healthy": report.healthy, "baseline": report.baseline,
                                 "mad_threshold": report.mad_threshold, "min_relative": report.min_relative}
+    document["fleet_wide"] = [{"kind": r.kind, "text": r.text} for r in report.fleet_wide]
     document["defective"] = [{"node": node, "reasons": [{"kind": r.kind, "text": r.text} for r in reasons]}
                              for node, reasons in report.defective]
     document["consistency"] = [to_dict(s) for s in report.consistency]
@@ -74,6 +75,9 @@ def render_text(report: FleetReport) -> Any:
         parts.append(Text(provenance_line(report), style="bold yellow"))
     if report.baseline:
         parts.append(Text(f"judged against the {report.baseline}"))
+    if report.fleet_wide:
+        parts.append(Text("On every node (a problem of the whole fleet, not an odd node out): "
+                          + "; ".join(f"[{r.kind}] {r.text}" for r in report.fleet_wide), style="bold red"))
     if report.defective:
         table = Table(title="Defective nodes", title_justify="left")
         table.add_column("node")
@@ -139,6 +143,9 @@ def render_markdown(report: FleetReport) -> str:
         lines += [f"> {escape(provenance_line(report))}", ""]
     if report.baseline:
         lines += [f"Judged against the {escape(report.baseline)}.", ""]
+    if report.fleet_wide:
+        lines += ["On every node (a problem of the whole fleet, not an odd node out): "
+                  + escape("; ".join(f"[{r.kind}] {r.text}" for r in report.fleet_wide)), ""]
     if report.defective:
         lines += ["### Defective nodes", ""]
         lines += table(("node", "reasons"), [(node, "; ".join(f"[{r.kind}] {r.text}" for r in reasons))

@@ -119,3 +119,13 @@ def test_the_newest_check_run_of_a_node_decides_its_failures() -> None:
                               checks=(("torch.ops.matmul", "pass"),))
     [node] = summarize_nodes([old, new])
     assert node.failed_checks == () and dict(node.verdicts) == {"check": "PASS"}
+
+
+def test_a_fault_on_every_node_is_named_fleet_wide(big_fleet: Collected) -> None:
+    assert analyse(big_fleet).fleet_wide == ()
+    everywhere = Plants(failing_check=tuple(f"node{i:04d}" for i in range(5)))
+    report = analyse(_collected(5, everywhere))
+    assert {r.text for r in report.fleet_wide} == {"check: FAIL", "check torch.ops.matmul: fail"}
+    from gpuready.fleet.render import render_markdown
+
+    assert "On every node" in render_markdown(report)
