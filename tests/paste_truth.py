@@ -94,6 +94,10 @@ def _same(want: Any, got: Any, key: str) -> bool:
         return True  # labels keep or drop a trailing "(Jammy Jellyfish)", "(AGESA 1.0.0.7)" as the page had it
     if isinstance(want, bool):
         return got is want
+    if key == "torch_hip" and re.fullmatch(r"\(\d+, \d+\)", str(want)):  # ComfyUI prints torch.version.hip's tuple
+        want = ".".join(re.findall(r"\d+", str(want)))
+    if key == "jax_plugin":  # labelled as printed: "jax-cuda12-plugin==0.4.36" (pip freeze) or with a space
+        return _normal(str(want).replace("==", " ")) == _normal(got)
     if key in ("rocm", "cuda", "python", "nvidia_driver"):
         try:
             return Version(str(want).split("-")[0]) == Version(str(got).split("-")[0])

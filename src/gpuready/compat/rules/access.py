@@ -110,13 +110,12 @@ def no_gpu(context: Context) -> Iterator[Finding]:
 
 
 def access_unknown(context: Context) -> Iterator[Finding]:
-    """A pasted report that does not show whether the devices can be opened (unless torch proved it)."""
+    """A pasted report that does not show whether the devices can be opened (unless a framework proved it)."""
     fp = context.fingerprint
     if fp.origin == "probe" or not context.accelerators:
         return
-    torch = context.torch
-    if torch is not None and torch.accelerator_available.value is True:
-        return
+    if any(f.accelerator_available.value is True for f in fp.frameworks):
+        return  # torch or JAX used the GPU, so its device nodes open
     if fp.access.user.status is FactStatus.OK:
         return
     yield finding("unknown.device_access", Severity.WARN,

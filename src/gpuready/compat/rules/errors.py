@@ -31,6 +31,10 @@ def errors_seen(context: Context) -> Iterator[Finding]:
             message += f"; a later part shows the GPU working after a change ({seen.later_success})"
             remedy = ("keep the change that fixed it (make it permanent, e.g. in the service or shell profile); "
                       f"{remedy}")
+        jax = context.fingerprint.framework("jax")
+        if seen.code == "jax_backend_init_failed" and jax is not None and jax.accelerator_available.value is True:
+            severity = Severity.WARN  # one platform failed to start; the paste shows JAX on a GPU all the same
+            message += "; elsewhere in the paste JAX runs on a GPU (another platform, or another JAX_PLATFORMS)"
         yield finding(f"error.{seen.code}", severity, message, evidence=evidence, remedy=remedy,
                       source_url=meaning.source)
 

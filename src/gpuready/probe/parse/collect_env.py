@@ -140,8 +140,12 @@ def parse_collect_env(text: str) -> CollectEnvReport:
     platform = _value(fields.get("Python platform"))
     kernel = None
     if platform:
-        kernel_match = re.match(r"^Linux-(.+?)-(?:x86_64|aarch64|ppc64le|s390x)-with", platform)
+        # platform.platform() names the processor between machine and libc where uname reports one (Gentoo):
+        # Linux-6.7.7-gentoo-dist-x86_64-AMD_Ryzen_9_5950X_16-Core_Processor-with-glibc2.40
+        kernel_match = re.match(r"^Linux-(.+?)-(?:x86_64|aarch64|ppc64le|s390x)(?:-([^-].*?))?-with", platform)
         kernel = kernel_match.group(1) if kernel_match else None
+        if cpu_model is None and kernel_match and kernel_match.group(2):
+            cpu_model = kernel_match.group(2)
     vendor_hint = "amd" if rocm_build else "nvidia" if cuda_build else "other"
     gpus = _gpus(_value(fields.get("GPU models and configuration")),
                  blocks.get("GPU models and configuration", []), vendor_hint)

@@ -102,7 +102,9 @@ def _gpu_line(match: re.Match[str]) -> Iterator[tuple[str, str]]:
 
 _GPU_WORDS = re.compile(r"\b(Radeon|Instinct|MI-?\d{2,3}[A-Z]?|RX\s?\d{3,4}|Vega|Navi|FirePro|GeForce|RTX|GTX|Quadro|"
                         r"Tesla|TITAN|A100|A10G?|A30|A40|H100|H200|H800|B200|L4|L40S?|V100|P100|T4|W\d{4}|"
-                        r"\d{4}\s?XTX?|\d{3}M Graphics|Arc A\d{3})\b", re.IGNORECASE)
+                        r"\d{4}\s?XTX?|\d{3}M Graphics|Arc A\d{3}|AMD (?:Raven|Picasso|Renoir|Cezanne|Rembrandt))\b",
+                        re.IGNORECASE)
+"""Words that make a short text a GPU's name (AMD APUs also go by their code names: ``AMD Raven``)."""
 
 
 def looks_like_gpu(text: str) -> bool:
@@ -117,7 +119,7 @@ _LABELS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNOR
     (r"kernel|linux kernel|kernel version|linux kernel version", "host.kernel"),
     (r"rocm|rocm version|rocm-dkms|amdgpu-install|rocm release|rocm version number", "stack.rocm"),
     (r"gpu|gpus|gpu model|gpu models?|graphics card|graphics|card|hardware|device|video card|gpu model and memory|"
-     r"accelerator|gpu name|gpu type", "gpu.name"),
+     r"accelerator|gpu name|gpu type|gpu models and configuration", "gpu.name"),
     (r"gpu architecture|gpu arch|gfx version|gfx target|architecture", "gpu.arch"),
     (r"cpu|processor|cpu model", "host.cpu"),
     (r"python|python version", "host.python"),
@@ -180,8 +182,8 @@ def _named_gpu(value: str, explicit: bool) -> Iterator[Found]:
 
 def looks_like_cpu(text: str) -> bool:
     """Whether a short text names a CPU."""
-    return bool(re.search(r"\b(Ryzen|EPYC|Xeon|Core\(TM\)|Core i\d|Threadripper|Athlon|E[357][- ]?\d{4}\s?v?\d?|"
-                          r"\d+-Core Processor)\b", text, re.IGNORECASE))
+    return bool(re.search(r"\b(Ryzen|EPYC|Xeon|Core i\d|Threadripper|Athlon|E[357][- ]?\d{4}\s?v?\d?|"
+                          r"\d+-Core Processor)\b|\bCore\(TM\)", text, re.IGNORECASE))
 
 
 def labelled(label: str, value: str) -> Iterator[Found]:
@@ -294,10 +296,14 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^Python (\d+\.\d+\.\d+)(?:\+)? \(", _one("host.python"), "python "),
     (r"^\s*Python platform\s*:\s*(?:Linux|linux)-(\d+\.\d+[\w.\-+~]*?)-(?:x86_64|aarch64|ppc64le)",
      _one("host.kernel")),
+    (r"^\s*Python platform\s*:\s*(?:Linux|linux)-\d[\w.\-+~]*?-(?:x86_64|aarch64|ppc64le)-([^-]\S*?)-with",
+     lambda m: iter([("host.cpu", m.group(1))] if looks_like_cpu(m.group(1).replace("_", " ")) else [])),
     (r"^\s*Nvidia driver version\s*:\s*(\d+\.\d+(?:\.\d+)?)", _one("stack.nvidia_driver")),
     (r"^\s*CUDA runtime version\s*:\s*(\d+\.\d+(?:\.\d+)?)", _one("stack.cuda")),
     (r"^\s*HIP runtime version\s*:\s*(\d\S*)", _one("torch.hip_runtime")),
     (r"^\s*Model name\s*:\s*(.+)$", _one("host.cpu")),
+    # collect_env on Windows lists the CPU as wmic prints it
+    (r"^Name=(.+?)\s*$", lambda m: iter([("host.cpu", m.group(1))] if looks_like_cpu(m.group(1)) else []), "name="),
     # rocminfo, also grep'ed
     (r"^\s*Marketing Name\s*:\s*(.+?)\s*$", _one("agent.marketing")),
     (r"^\s*Name\s*:\s*(gfx[0-9a-f]{3,4})\b", _one("gpu.arch")),
@@ -317,6 +323,8 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^\s*Driver version\s*:\s*(\d+\.\d+(?:\.\d+)*)\s*$", _one("stack.amdgpu_driver")),
     (r"\bROCm version:\s*(\d+\.\d+(?:\.\d+)?)", _one("stack.rocm")),
     (r"\bamdgpu version:\s*(\d+\.\d+(?:\.\d+)*)", _one("stack.amdgpu_driver")),
+    # the kernel's own amdgpu has no version: amd-smi prints /proc/version with its spaces taken out
+    (r"\bamdgpu version:\s*Linuxversion(\d+\.\d+\.\d+-\d+[\w.\-+~]*?)\(", _one("host.kernel")),
     (r"^\s*MARKET_NAME\s*:\s*(.+?)\s*$", _one("gpu.name")),
     (r"^\s*TARGET_GRAPHICS_VERSION\s*:\s*(gfx[0-9a-f]+)", _one("gpu.arch")),
     # ROCm install
@@ -371,7 +379,9 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^\s*torch cuda version\s*\.{3,}\s*(\d\S*)", _one("torch.cuda")),
     # app logs: ComfyUI, SD.Next, llama.cpp, ollama, TensorFlow
     (r"^pytorch version:\s*(\S+)", _one("torch.version")),
-    (r"^Device: cuda:\d+ (.+?)(?: : \w+)?$", _one("gpu.name")),
+    (r"^Device: cuda:\d+ (.+?)(?: : \w+)?$", lambda m: iter([("gpu.name", m.group(1)), ("torch.available", "True")])),
+    (r"^ROCm version: \((\d+), (\d+)\)\s*$", lambda m: iter([("torch.hip", f"{m.group(1)}.{m.group(2)}")])),
+    (r"^\[Crystools INFO\] CPU: (.+?) - Arch: \S+(?: - OS: (.+?))?\s*$", _many(("host.cpu", 1), ("host.os", 2))),
     (r"Device \d+: (.+?), (?:compute capability|gfx)", _one("gpu.name")),
     (r"^Vulkan\d+: (.+?) \([^)]*\) \| uma", _one("gpu.name"), "vulkan"),
     (r"ggml_cuda_init: found \d+ (ROCm|CUDA) devices", _one("gpu.library")),
@@ -407,7 +417,8 @@ def _rules_for(lowered: str) -> Iterator[tuple[re.Pattern[str], Callable[[re.Mat
             yield pattern, take
 
 _FALLBACK: tuple[tuple[Rule, int], ...] = (
-    ((re.compile(r"^[\s>*\-•]*\**\"?(?P<label>[A-Za-z][A-Za-z /\-]{0,40}?)\"?\**\s*(?:[:：=]|\.{3,})\s*"
+    ((re.compile(r"^[\s>*\-•]*\**\"?(?P<label>[A-Za-z][A-Za-z /\-]{0,40}?)\"?\**(?:\s*\(e\.g\.?,?[^)]{0,30}\))?"
+                 r"\s*(?:[:：=]|\.{3,})\s*"
                  r"(?P<value>\S.*)$"), _label_line), LABELLED),
     ((re.compile(r"^[\s*\-•]*[A-Za-z0-9][^:=]{0,58}$"), _short_fact), SHORT),
 )

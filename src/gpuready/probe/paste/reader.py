@@ -168,7 +168,7 @@ def _devices(found: dict[str, list[Clue]], labels: dict[int, str],
     """The GPUs a tool listed; where no tool did, the GPU the person named (``4x MI210`` is four), the
     best-ranked name first, other names kept as a conflict."""
     listed = _unique([c for c in found.get("gpu.name", []) + found.get("agent.marketing", [])
-                      if not _is_cpu_name(c.value)])
+                      if not _is_cpu_name(c.value) and not _cut_short(c.value)])
     archs = _unique(sorted(found.get("gpu.arch", []), key=lambda c: (c.rank, c.line)))
     tool_archs = [c for c in archs if c.rank == TOOL]
     if listed:
@@ -177,7 +177,8 @@ def _devices(found: dict[str, list[Clue]], labels: dict[int, str],
         return tuple(_device(i, listed[i] if i < len(listed) else None,
                              archs[i] if i < len(archs) else (archs[0] if len(archs) == 1 else None), labels)
                      for i in range(count))
-    named = sorted((c for c in found.get("gpu.named", []) if not _is_cpu_name(c.value)), key=lambda c: (c.rank, c.line))
+    named = sorted((c for c in found.get("gpu.named", []) if not _is_cpu_name(c.value) and not _cut_short(c.value)),
+                   key=lambda c: (c.rank, c.line))
     if not named:
         archs = tool_archs or archs[:1]
         return tuple(_device(i, None, arch, labels) for i, arch in enumerate(archs))
@@ -188,6 +189,11 @@ def _devices(found: dict[str, list[Clue]], labels: dict[int, str],
                                                                       for c in named[:1])))
     arch = (tool_archs or archs)[0] if (tool_archs or archs) else None
     return tuple(_device(i, best, arch, labels) for i in range(max(1, min(best.count, 64))))
+
+
+def _cut_short(name: str) -> bool:
+    """A name a narrow terminal cut (``Navi 33 [Radeon RX 7``): a bracket opened and never closed."""
+    return name.count("[") > name.count("]") or name.count("(") > name.count(")")
 
 
 def _key(name: str) -> str:
@@ -243,8 +249,11 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
                   nvidia_driver_version=_fact(_first(found, "stack.nvidia_driver"), "paste", labels),
                   cuda_driver_version=_fact(cuda, "paste", labels))
     frameworks = tuple(f for f in (_torch(found, labels), _jax(found, labels)) if f is not None)
-    packages = tuple(sorted({Package(c.field.removeprefix("package."), c.value)
-                             for c in found_clues if c.field.startswith("package.")}, key=lambda p: p.name))
+    listed = {Package(c.field.removeprefix("package."), c.value) for c in found_clues if c.field.startswith("package.")}
+    jaxlib = _first(found, "jaxlib.version")  # jax.print_environment_info's "jaxlib: 0.4.33", jaxlib.__version__
+    if jaxlib is not None and not any(p.name == "jaxlib" for p in listed):
+        listed.add(Package("jaxlib", jaxlib.value))
+    packages = tuple(sorted(listed, key=lambda p: p.name))
     environment: dict[str, str] = {}
     for clue in found_clues:
         if clue.field.startswith("env."):

@@ -61,6 +61,9 @@ class Section:
         return f"lines {self.first}-{self.last}" if self.first != self.last else f"line {self.first}"
 
 
+_BANNER_GLUED = "Collecting environment information..."
+
+
 def clean_lines(text: str) -> list[str]:
     """Lines without colour codes, Windows line ends, HTML entities or a Markdown quote prefix."""
     text = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
@@ -72,6 +75,8 @@ def clean_lines(text: str) -> list[str]:
             line = line.replace("：", ": ")
         while line.startswith(">") and not line.startswith(">>>") and (len(line) == 1 or line[1] in " >"):
             line = line[2:] if line.startswith("> ") else line[1:]
+        if line.startswith(_BANNER_GLUED) and "PyTorch version:" in line:
+            line = line[line.index("PyTorch version:"):]  # a terminal wider than the banner glued the next line on
         lines.append(line.rstrip())
     return lines
 
