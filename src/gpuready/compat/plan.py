@@ -110,8 +110,9 @@ def _support_note(data: Dataset, release: RocmRelease, gpu: GpuEntry, support: S
         return ""
     arch_of = {normalise_name(g.name): g.arch for g in data.gpus.gpus}
     siblings = listed_siblings(release, gpu.arch, arch_of)
+    unconfirmed = "" if release.gpus_confirmed else "; AMD's list read in a copy or an undated revision"
     return (f"{gpu.name} is not in AMD's list; it shares {gpu.arch} with "
-            f"{', '.join(siblings) or 'a listed product'} (works in practice, not validated)")
+            f"{', '.join(siblings) or 'a listed product'} (works in practice, not validated{unconfirmed})")
 
 
 def _amd_plan(data: Dataset, gpu: GpuEntry, os_text: str | None, framework: str, rocm: str | None) -> Plan:

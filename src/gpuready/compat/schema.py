@@ -136,6 +136,8 @@ class RocmRelease:
     validate it."""
     gpus_source: str | None = None
     """Where ``gpus`` was read, when not the release's ``source``."""
+    gpus_confirmed: bool = True
+    """False where ``gpus`` was read in a copy of AMD's page, or in a revision whose release was inferred."""
     frameworks: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Framework versions AMD validated with it: ``{"torch": ["2.6", "2.5"], "jax": ["0.4.35"]}``."""
     confirmed: bool = True

@@ -54,6 +54,21 @@ def test_rx_6800_is_same_isa_as_a_listed_product(data: Dataset) -> None:
     assert "6.2.4" not in _by_version(make_plan(data, "rx 6700 xt").releases)  # gfx1031: not supported
 
 
+def test_product_lists_read_for_6_3_and_7_0(data: Dataset) -> None:
+    options = _by_version(make_plan(data, "rx 6800").releases)
+    for version in ("6.3.0", "6.3.1", "6.4.1", "7.0.0", "7.0.1"):
+        assert options[version].support == "same ISA as a listed product", version  # type: ignore[attr-defined]
+    assert "undated revision" in options["7.0.0"].note  # type: ignore[attr-defined]
+    assert "undated revision" not in options["6.3.1"].note  # type: ignore[attr-defined]
+    xt = _by_version(make_plan(data, "rx 7700 xt").releases)
+    assert xt["7.0.0"].support == "listed by AMD"  # type: ignore[attr-defined]
+    assert xt["6.4.1"].support == "same ISA as a listed product"  # type: ignore[attr-defined]  # PRO W7700 listed
+    mi50 = _by_version(make_plan(data, "mi50").releases)
+    assert mi50["6.3.0"].status == "deprecated"  # type: ignore[attr-defined]  # AMD's 6.3 page marks it deprecated
+    mi325x = _by_version(make_plan(data, "mi325x", "Ubuntu 24.04").releases)["6.3.1"]
+    assert mi325x.status.startswith("supported, but not on ubuntu 24.04")  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("gpu", ["rx 7900 xtx", "rx 9070 xt", "Radeon PRO W6800"])
 @pytest.mark.parametrize("version", ["7.0.0", "7.0.2", "7.1.0", "10.0.0"])
 def test_rhel_8_10_with_a_radeon_on_7_x_is_not_supported(data: Dataset, gpu: str, version: str) -> None:

@@ -213,6 +213,19 @@ def test_the_required_word_of_a_pattern(pattern: str, word: str) -> None:
     assert required_word(pattern) == word
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.sets(st.text("abc :-", min_size=1, max_size=5), min_size=1, max_size=12), st.text("abc :-xy", max_size=30))
+def test_the_word_tree_finds_a_line_with_any_of_its_words(words: set[str], line: str) -> None:
+    """The tree-shaped pattern says "a word is here" exactly where a plain test of every word does."""
+    import re
+
+    from gpuready.probe.paste.prefilter import any_word, word_trie
+
+    assert (re.search(word_trie(words), line) is not None) == any(w in line for w in words)
+    pattern = any_word(sorted(words))
+    assert pattern is not None and (pattern.search(line) is not None) == any(w in line for w in words)
+
+
 HOLDOUT = Path(__file__).parents[2] / "fixtures" / "pastes-holdout"
 
 

@@ -62,7 +62,9 @@ def gpu_support(context: Context) -> Iterator[Finding]:
             yield finding("rocm.gpu_not_listed", Severity.INFO,
                           f"{accelerator.label} is not in AMD's list of GPUs for ROCm {release.version}; it has the "
                           f"same ISA ({accelerator.arch}) as {', '.join(siblings) or 'a listed product'}, so it works "
-                          "in practice, but AMD does not validate it.",
+                          "in practice, but AMD does not validate it."
+                          + ("" if release.gpus_confirmed else " (AMD's list for this release was read in a copy or "
+                             "an undated revision of its page)"),
                           evidence={**evidence, "listed products": siblings}, source_url=release.gpus_source or
                           release.source, remedy="expect it to work; for a validated setup use a listed product")
         elif accelerator.arch in release.deprecated_targets:

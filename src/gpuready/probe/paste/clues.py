@@ -409,12 +409,14 @@ _UNGATED = tuple((word, pattern, take) for word, pattern, take in _GATED if not 
 _ANY_WORD = any_word([word for word, _, _ in _GATED])
 
 
-def _rules_for(lowered: str) -> Iterator[tuple[re.Pattern[str], Callable[[re.Match[str]], Iterator[Found]]]]:
+_UNGATED_RULES = tuple((pattern, take) for _, pattern, take in _UNGATED)
+
+
+def _rules_for(lowered: str) -> tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Iterator[Found]]], ...]:
     """The rules that can match a lower-cased line, in their order."""
-    gated = _ANY_WORD is None or _ANY_WORD.search(lowered) is not None
-    for word, pattern, take in _GATED if gated else _UNGATED:
-        if not word or word in lowered:
-            yield pattern, take
+    if _ANY_WORD is not None and _ANY_WORD.search(lowered) is None:
+        return _UNGATED_RULES  # most lines: no rule's word, one test
+    return tuple((pattern, take) for word, pattern, take in _GATED if not word or word in lowered)
 
 _FALLBACK: tuple[tuple[Rule, int], ...] = (
     ((re.compile(r"^[\s>*\-•]*\**\"?(?P<label>[A-Za-z][A-Za-z /\-]{0,40}?)\"?\**(?:\s*\(e\.g\.?,?[^)]{0,30}\))?"

@@ -11,7 +11,7 @@ from importlib import resources
 
 from gpuready.files import loads_yaml
 from gpuready.model import ErrorSeen
-from gpuready.probe.paste.prefilter import required_word
+from gpuready.probe.paste.prefilter import required_word, word_trie
 
 
 @dataclass(frozen=True)
@@ -43,9 +43,10 @@ def error_patterns() -> tuple[ErrorPattern, ...]:
                  for entry in data["errors"])
 
 
-_HINT = re.compile(r"error|fail|denied|fault|not |no |unable|cannot|insufficient|invalid|hang|timeout|unsupported|"
-                   r"ignor|fall|cpu|segment|reset|killed|exception|sigsegv|true|false|terminated|matching|native|_c\b|"
-                   r"could not")
+_HINT = re.compile(word_trie(frozenset((
+    "error", "fail", "denied", "fault", "not ", "no ", "unable", "cannot", "insufficient", "invalid", "hang", "timeout",
+    "unsupported", "ignor", "fall", "cpu", "segment", "reset", "killed", "exception", "sigsegv", "true", "false",
+    "terminated", "matching", "native", "could not"))) + r"|_c\b")
 """A lower-cased line without any of these words is no error line: the patterns are not tried on it (a
 case-insensitive pattern costs several times more than this one on the lower-cased line)."""
 

@@ -26,5 +26,30 @@ def required_word(pattern: str) -> str:
 def any_word(words: list[str] | tuple[str, ...]) -> re.Pattern[str] | None:
     """One pattern that finds whether a lower-cased line holds any of ``words`` (None when there are none): a line
     without any is skipped by every rule those words gate."""
-    distinct = sorted({w for w in words if w}, key=len, reverse=True)
-    return re.compile("|".join(map(re.escape, distinct))) if distinct else None
+    distinct = {w for w in words if w}
+    return re.compile(word_trie(distinct)) if distinct else None
+
+
+_Tree = dict[str, "_Tree"]
+"""Words by their next character; an empty key marks where a word ends."""
+
+
+def word_trie(words: set[str] | frozenset[str]) -> str:
+    """A pattern matching any of ``words`` (plain text), written as a tree of their shared beginnings: the regular
+    expression engine then tests one character set per position instead of every word in turn (several times
+    faster on a long alternation). It stops at the shortest word that matches: for "is any there", not "which"."""
+    tree: _Tree = {}
+    for word in words:
+        node = tree
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def pattern(node: _Tree) -> str:
+        if "" in node:
+            return ""  # a whole word ends here: enough to say a line holds one
+        branches = [re.escape(char) + pattern(child) for char, child in sorted(node.items())]
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+    return pattern(tree)
+
