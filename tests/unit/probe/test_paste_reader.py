@@ -245,3 +245,43 @@ def test_lines_the_held_out_pastes_showed_unread_are_read() -> None:
     assert [d.arch.value for d in tail.devices] == ["gfx90c"]
     hsa = read_paste(_holdout("h-rocm-2901"), "hsa error")
     assert str(hsa.stack.rocm_version.value) == "6.0.0"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text("abİ x:\t-", max_size=12), max_size=15))
+def test_lines_with_a_match_are_found_over_the_joined_text(lines: list[str]) -> None:
+    """Searching the lines joined names exactly the lines a search of each would, even where lower-casing changes a
+    line's length."""
+    import re
+
+    from gpuready.probe.paste.prefilter import lines_with
+
+    pattern = re.compile(r"b x|i̇|:")
+    assert list(lines_with(pattern, lines)) == [i for i, line in enumerate(lines) if pattern.search(line.lower())]
+
+
+_PASTE_ALPHABET = st.sampled_from(["$ ", "# ", "> ", ">>> ", "```", "~~~", "<details>", "</details>", "rocminfo",
+                                   "python -c x", "Traceback (most recent call last)", "=== ROCm System Management "
+                                   "Interface ===", "+-----------+", "jax: 0.4", "error", "failed", "HIP", "gfx1100",
+                                   "Name: ", "PS C:\\> ", "❯ ", "\n", "\n", "\n", " ", "a", "1", "&gt;", "İ"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PASTE_ALPHABET, max_size=60).map("".join))
+def test_prefilters_change_no_section_and_no_error_line(text: str) -> None:
+    """Segmenting and finding error lines give the same answer with the prefilters as when every line is tried."""
+    from unittest import mock
+
+    from gpuready.probe.paste import errors, segment as segment_module
+
+    def every_line(pattern: object, lines: list[str], lowered: bool = True) -> range:
+        return range(len(lines))
+
+    fast = segment(text)
+    fast_errors = [list(errors.errors_in(s.lines, s.first, "x")) for s in fast]
+    with mock.patch.object(segment_module, "lines_with", every_line), mock.patch.object(errors, "lines_with",
+                                                                                       every_line):
+        slow = segment(text)
+        slow_errors = [list(errors.errors_in(s.lines, s.first, "x")) for s in slow]
+    assert fast == slow
+    assert fast_errors == slow_errors

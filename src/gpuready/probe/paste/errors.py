@@ -11,7 +11,7 @@ from importlib import resources
 
 from gpuready.files import loads_yaml
 from gpuready.model import ErrorSeen
-from gpuready.probe.paste.prefilter import required_word, word_trie
+from gpuready.probe.paste.prefilter import lines_with, required_word, word_trie
 
 
 @dataclass(frozen=True)
@@ -53,10 +53,11 @@ case-insensitive pattern costs several times more than this one on the lower-cas
 
 def errors_in(lines: tuple[str, ...] | list[str], first_line: int, section: str) -> Iterator[ErrorSeen]:
     """Every known error shown in ``lines``, once per code and line."""
-    for offset, line in enumerate(lines):
-        lowered = line.lower()
-        if len(line) > 4000 or not _HINT.search(lowered):
+    for offset in lines_with(_HINT, lines):
+        line = lines[offset]
+        if len(line) > 4000:
             continue
+        lowered = line.lower()
         done: set[str] = set()
         for word, pattern, known in _flat():
             if known.code not in done and (not word or word in lowered) and pattern.search(line):

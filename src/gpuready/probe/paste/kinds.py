@@ -71,6 +71,18 @@ def read_report_text(path: Path) -> str:
     return text
 
 
+_COLLECT_ENV = re.compile(r"^PyTorch version:", re.MULTILINE)
+_ROCMINFO = re.compile(r"ROCk module|HSA System Attributes|^\s*Agent \d+\s*$|Unable to open /dev/kfd", re.MULTILINE)
+_KFD = re.compile(r"^simd_count \d+", re.MULTILINE)
+_TOPOLOGY = re.compile(r"Link Type between two GPUs|^LINK TYPE TABLE", re.MULTILINE)
+_TOPOLOGY_TAB = re.compile(r"^\s*GPU0\t", re.MULTILINE)
+_NVRM = re.compile(r"^NVRM version:", re.MULTILINE)
+_LSB = re.compile(r"^DISTRIB_ID=", re.MULTILINE)
+_OS_RELEASE = re.compile(r"^(ID|VERSION_ID|PRETTY_NAME)=", re.MULTILINE)
+_VERSION_FILE = re.compile(r"\s*\d+\.\d+(\.\d+)?(-\d+)?\s*")
+_AMD_SMI_LIST = re.compile(r"\s*GPU: \d+\s*\n\s*BDF:")
+
+
 def detect_kind(text: str) -> ReportKind | None:
     """Guess what a report is from its content."""
     stripped = text.lstrip()
@@ -81,28 +93,28 @@ def detect_kind(text: str) -> ReportKind | None:
             head = stripped[:4000]
             return ReportKind.RUN if '"tool_version"' in head or '"fingerprint"' in head else None
         return _detect_json(data)
-    if re.search(r"^PyTorch version:", text, re.MULTILINE):
+    if _COLLECT_ENV.search(text):
         return ReportKind.COLLECT_ENV
-    if re.search(r"ROCk module|HSA System Attributes|^\s*Agent \d+\s*$|Unable to open /dev/kfd", text, re.MULTILINE):
+    if _ROCMINFO.search(text):
         return ReportKind.ROCMINFO
-    if re.search(r"^simd_count \d+", text, re.MULTILINE):
+    if _KFD.search(text):
         return ReportKind.KFD_PROPERTIES
-    if re.search(r"Link Type between two GPUs|^LINK TYPE TABLE", text, re.MULTILINE) or (
-            re.search(r"^\s*GPU0\t", text, re.MULTILINE) and "Legend:" in text):
+    if _TOPOLOGY.search(text) or (_TOPOLOGY_TAB.search(text) and "Legend:" in text):
         return ReportKind.TOPOLOGY
-    if re.search(r"^NVRM version:", text, re.MULTILINE):
+    if _NVRM.search(text):
         return ReportKind.NVIDIA_PROC_VERSION
-    if re.search(r"^DISTRIB_ID=", text, re.MULTILINE):
+    if _LSB.search(text):
         return ReportKind.LSB_RELEASE
-    if re.search(r"^(ID|VERSION_ID|PRETTY_NAME)=", text, re.MULTILINE):
+    if _OS_RELEASE.search(text):
         return ReportKind.OS_RELEASE
-    if re.fullmatch(r"\s*\d+\.\d+(\.\d+)?(-\d+)?\s*", text):
+    if _VERSION_FILE.fullmatch(text):
         return ReportKind.ROCM_VERSION_FILE
     if text.lstrip().startswith("AMDSMI Tool:"):
         return ReportKind.AMD_SMI_VERSION
-    if re.match(r"\s*GPU: \d+\s*\n\s*BDF:", text):
+    if _AMD_SMI_LIST.match(text):
         return ReportKind.AMD_SMI_LIST
-    if "," in text:
+    first_row = stripped[:stripped.find("\n")] if "\n" in stripped else stripped
+    if "," in first_row:  # a CSV's first row has its columns (a header or a GPU)
         try:
             parse_nvidia_smi_csv(text)
         except ParseError:

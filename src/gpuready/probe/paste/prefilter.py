@@ -4,6 +4,9 @@ for a tenth of the cost of a regular-expression search, which keeps a 1 MB paste
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from itertools import accumulate
 
 
 def required_word(pattern: str) -> str:
@@ -53,3 +56,23 @@ def word_trie(words: set[str] | frozenset[str]) -> str:
 
     return pattern(tree)
 
+
+
+def lines_with(pattern: re.Pattern[str], lines: Sequence[str], lowered: bool = True) -> Iterator[int]:
+    """The index of each line in which ``pattern`` (one that never matches a line break) finds something, searched
+    over the lines joined (lower-cased when ``lowered``): one search per line that holds a match, none for the
+    others, where a loop over the lines would pay Python's cost on every one."""
+    if not lines:
+        return
+    text = "\n".join(lines)
+    if lowered:
+        text = text.lower()
+        if len(text) != sum(map(len, lines)) + len(lines) - 1:  # a letter whose lower case is longer ('İ')
+            lines = [line.lower() for line in lines]
+            text = "\n".join(lines)
+    starts = [0, *accumulate(len(line) + 1 for line in lines)]
+    position = 0
+    while (match := pattern.search(text, position)) is not None:
+        index = bisect_right(starts, match.start()) - 1
+        yield index
+        position = starts[index + 1]

@@ -81,6 +81,12 @@ STRUCTURED = {"collect-env", "rocminfo", "rocm-smi", "amd-smi-version", "amd-smi
 _VLLM_LINE = re.compile(r"^(\s*[A-Za-z][\w ()/.\-]*?[\w)])\s{2,}:\s?(.*)$")
 
 
+_PYTORCH_LINE = re.compile(r"^\s*PyTorch version\s*:", re.MULTILINE)
+_NVIDIA_SMI = re.compile(r"NVIDIA-SMI \d")
+_MARKETING = re.compile(r"^\s*Marketing Name\s*:", re.MULTILINE)
+_OLLAMA = re.compile(r"source=\S+\.go:\d+ msg=")
+
+
 def classify(section: Section) -> tuple[str, float]:
     """What a section is: from its command when the paste shows one, else from its content."""
     if section.command:
@@ -88,18 +94,18 @@ def classify(section: Section) -> tuple[str, float]:
             if pattern.search(section.command):
                 return kind, 0.9
     text = section.text
-    if "PyTorch version" in text and re.search(r"^\s*PyTorch version\s*:", text, re.MULTILINE):
+    if "PyTorch version" in text and _PYTORCH_LINE.search(text):
         return "collect-env", 0.9
     found = detect_kind(text) if len(text) < 4_000_000 else None
     if found is not None and found is not ReportKind.RUN:
         return found.value, 0.7
-    if re.search(r"NVIDIA-SMI \d", text):
+    if "NVIDIA-SMI" in text and _NVIDIA_SMI.search(text):
         return "nvidia-smi-table", 0.8
     if "ROCm System Management Interface" in text:
         return "rocm-smi-text", 0.8
-    if re.search(r"^\s*Marketing Name\s*:", text, re.MULTILINE):
+    if "Marketing Name" in text and _MARKETING.search(text):
         return "rocminfo-fragment", 0.6
-    if re.search(r'source=\S+\.go:\d+ msg=', text):
+    if "msg=" in text and _OLLAMA.search(text):
         return "ollama-log", 0.8
     if "Traceback (most recent call last)" in text:
         return "traceback", 0.8

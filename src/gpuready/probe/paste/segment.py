@@ -13,6 +13,8 @@ import html
 import re
 from dataclasses import dataclass
 
+from gpuready.probe.paste.prefilter import lines_with
+
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-_]")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _DETAILS = re.compile(r"^\s*</?(details|summary)\b[^>]*>.*$|^\s*<summary>.*</summary>\s*$", re.IGNORECASE)
@@ -39,6 +41,12 @@ _BANNERS = re.compile(
     r"|=+\s*NVSMI LOG\s*=+|\+-{10,}\+\s*$|NVIDIA-SMI has failed|AMDSMI Tool:|jax:\s+\d"
     r"|Traceback \(most recent call last\)"
     r"|[-=]{3,}\s*(PyTorch|CUDA|ROCm|System) Info\b)")
+
+
+_MAYBE_SPECIAL = re.compile(
+    r"```|~~~|[<$#%>❯➜λ»]|Collecting environment information|ROCm System Management Interface|ROCk module|"
+    r"NVSMI LOG|\+-{10,}\+|NVIDIA-SMI has failed|AMDSMI Tool:|jax:|Traceback \(most|[-=]{3,}")
+"""What a fence, a details tag, a prompt or a banner cannot do without: lines without any are none of those."""
 
 
 @dataclass(frozen=True)
@@ -125,24 +133,27 @@ def segment(text: str) -> list[Section]:
                                     command, fenced))
         current = []
 
+    special = frozenset(lines_with(_MAYBE_SPECIAL, lines, lowered=False))
     for number, line in enumerate(lines, 1):
-        if _FENCE.match(line):
+        marked = number - 1 in special
+        if marked and _FENCE.match(line):
             close(number - 1)
             fenced, command, start = not fenced, "", number + 1
             continue
         if fenced and not current and not command and _bare_command(line):
             command, start = line.strip(), number + 1  # a fenced block that opens with the command it ran
             continue
-        if _DETAILS.match(line):
+        if not marked:
+            pass
+        elif _DETAILS.match(line):
             close(number - 1)
             command, start = "", number + 1
             continue
-        found = prompt_command(line)
-        if found is not None:
+        elif (found := prompt_command(line)) is not None:
             close(number - 1)
             command, start = found, number + 1
             continue
-        if _BANNERS.match(line) and any(existing.strip() for existing in current):
+        elif _BANNERS.match(line) and any(existing.strip() for existing in current):
             close(number - 1)
             command, start = "", number
         if not current and not line.strip():
