@@ -261,6 +261,8 @@ def test_lines_with_a_match_are_found_over_the_joined_text(lines: list[str]) -> 
 
 
 _PASTE_ALPHABET = st.sampled_from(["$ ", "# ", "> ", ">>> ", "```", "~~~", "<details>", "</details>", "rocminfo",
+                                   "### GPU", "**OS**", "Ubuntu 22.04", "RX 7900 XTX", "torch==2.4.1", "ROCm 6.2",
+                                   "HSA_OVERRIDE_GFX_VERSION=10.3.0", "Driver Version: 550.1", "...", "=", "linux",
                                    "python -c x", "Traceback (most recent call last)", "=== ROCm System Management "
                                    "Interface ===", "+-----------+", "jax: 0.4", "error", "failed", "HIP", "gfx1100",
                                    "Name: ", "PS C:\\> ", "❯ ", "\n", "\n", "\n", " ", "a", "1", "&gt;", "İ"])
@@ -272,16 +274,23 @@ def test_prefilters_change_no_section_and_no_error_line(text: str) -> None:
     """Segmenting and finding error lines give the same answer with the prefilters as when every line is tried."""
     from unittest import mock
 
-    from gpuready.probe.paste import errors, segment as segment_module
+    from gpuready.probe.paste import errors
+    from gpuready.probe.paste import segment as segment_module
 
     def every_line(pattern: object, lines: list[str], lowered: bool = True) -> range:
         return range(len(lines))
 
+    from gpuready.probe.paste import clues as clues_module
+
+    def found(sections: list) -> list:  # type: ignore[type-arg]
+        return [(list(errors.errors_in(s.lines, s.first, "x")), list(clues(s.lines, s.first, is_prose=True)))
+                for s in sections]
+
     fast = segment(text)
-    fast_errors = [list(errors.errors_in(s.lines, s.first, "x")) for s in fast]
-    with mock.patch.object(segment_module, "lines_with", every_line), mock.patch.object(errors, "lines_with",
-                                                                                       every_line):
+    fast_found = found(fast)
+    with mock.patch.object(segment_module, "lines_with", every_line), mock.patch.object(
+            errors, "lines_with", every_line), mock.patch.object(clues_module, "lines_with", every_line):
         slow = segment(text)
-        slow_errors = [list(errors.errors_in(s.lines, s.first, "x")) for s in slow]
+        slow_found = found(slow)
     assert fast == slow
-    assert fast_errors == slow_errors
+    assert fast_found == slow_found

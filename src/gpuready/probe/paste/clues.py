@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuready.probe.parse.kfd import normalise_gfx_name
-from gpuready.probe.paste.prefilter import any_word, required_word
+from gpuready.probe.paste.prefilter import any_word, lines_with, required_word
 
 _VERSION = r"\d+\.\d+(?:\.\d+)*(?:[.+\-~][\w.+\-]*)?"
 
@@ -426,6 +426,8 @@ _FALLBACK: tuple[tuple[Rule, int], ...] = (
 )
 """Lines a person typed, tried only where no tool rule matched: ``Label: value`` and a bare fact."""
 _MAYBE_LABEL = re.compile(r"[:：=]|\.\.\.")
+_MAYBE_HEADING = re.compile(r"#|\*\*")
+"""What a heading (``### OS``, ``**GPU**``) cannot do without."""
 
 _HEADING = re.compile(r"^\s*(?:#{2,6}\s+(?P<a>[^#].{0,60}?)|\*\*(?P<b>[^*]{1,60}?):?\*\*:?)\s*$")
 """An issue form's question (``### Operating System``) whose answer is the next line with text."""
@@ -503,14 +505,16 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
     prose (``is_prose``) sentences are read for mentions too; the first ``command_lines`` lines are commands, read
     for environment variables and tool-shaped facts only."""
     question = ""
+    lines = [line[:2000] if len(line) > 2000 else line for line in lines]
+    gated = frozenset(lines_with(_ANY_WORD, lines)) if _ANY_WORD is not None else frozenset(range(len(lines)))
+    headings = frozenset(lines_with(_MAYBE_HEADING, lines, lowered=False))
+    labels = frozenset(lines_with(_MAYBE_LABEL, lines, lowered=False))
+    sentences = frozenset(lines_with(_MAYBE_PROSE, lines)) if is_prose else frozenset()
     for offset, line in enumerate(lines):
-        if len(line) > 2000:
-            line = line[:2000]
         number = first_line + offset
         is_command = offset < command_lines
         found_here = False
-        lowered = line.lower()
-        for pattern, take in _rules_for(lowered):
+        for pattern, take in _rules_for(line.lower()) if offset in gated else _UNGATED_RULES:
             match = pattern.search(line)
             if match:
                 for item in take(match):
@@ -524,7 +528,7 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
                 yield Clue(item[0], item[1], number, TOOL)
         if is_command:
             continue
-        heading = _HEADING.match(line)
+        heading = _HEADING.match(line) if offset in headings else None
         if heading:
             question = (heading.group("a") or heading.group("b") or "").strip()
             continue
@@ -537,7 +541,7 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
             question = ""
         if not found_here and len(line) <= 200:
             for (pattern, take), rank in _FALLBACK:
-                if rank == SHORT and len(line) > 64 or rank == LABELLED and not _MAYBE_LABEL.search(line):
+                if rank == SHORT and len(line) > 64 or rank == LABELLED and offset not in labels:
                     continue
                 match = pattern.search(line)
                 if match:
@@ -546,8 +550,8 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
                         if clue is not None:
                             found_here = True
                             yield clue
-        if is_prose and not found_here and (_DIGIT.search(line) or "linux" in lowered or "nixos" in lowered) and (
-                _MAYBE_PROSE.search(lowered)):
+        if offset in sentences and not found_here and (_DIGIT.search(line) or "linux" in (lowered := line.lower())
+                                                       or "nixos" in lowered):
             for item in prose(line):
                 clue = _clue(item, number, PROSE)
                 if clue is not None:
