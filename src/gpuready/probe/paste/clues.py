@@ -12,12 +12,12 @@ Ubuntu 24.04 with 4x MI210"). The reader takes the best-ranked value of each fie
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gpuready.probe.parse.kfd import normalise_gfx_name
-from gpuready.probe.paste.prefilter import any_word, lines_with, required_word
+from gpuready.probe.paste.prefilter import any_word, lines_with, required_word, word_trie
 
 _VERSION = r"\d+\.\d+(?:\.\d+)*(?:[.+\-~][\w.+\-]*)?"
 
@@ -412,11 +412,19 @@ _ANY_WORD = any_word([word for word, _, _ in _GATED])
 _UNGATED_RULES = tuple((pattern, take) for _, pattern, take in _UNGATED)
 
 
-def _rules_for(lowered: str) -> tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Iterator[Found]]], ...]:
+_WORD_GROUPS = tuple((word, tuple(i for i, (other, _, _) in enumerate(_GATED) if other == word))
+                     for word in dict.fromkeys(word for word, _, _ in _GATED if word))
+"""Each gate word once, with the rules (by position) it gates."""
+_UNGATED_AT = [i for i, (word, _, _) in enumerate(_GATED) if not word]
+
+
+def _rules_for(lowered: str) -> list[tuple[re.Pattern[str], Callable[[re.Match[str]], Iterator[Found]]]]:
     """The rules that can match a lower-cased line, in their order."""
     if _ANY_WORD is not None and _ANY_WORD.search(lowered) is None:
-        return _UNGATED_RULES  # most lines: no rule's word, one test
-    return tuple((pattern, take) for word, pattern, take in _GATED if not word or word in lowered)
+        return list(_UNGATED_RULES)  # most lines: no rule's word, one test
+    at = [i for word, group in _WORD_GROUPS if word in lowered for i in group] + _UNGATED_AT
+    at.sort()
+    return [(_GATED[i][1], _GATED[i][2]) for i in at]
 
 _FALLBACK: tuple[tuple[Rule, int], ...] = (
     ((re.compile(r"^[\s>*\-•]*\**\"?(?P<label>[A-Za-z][A-Za-z /\-]{0,40}?)\"?\**(?:\s*\(e\.g\.?,?[^)]{0,30}\))?"
@@ -464,9 +472,11 @@ _PROSE_KERNEL = re.compile(r"\b(\d+\.\d+\.\d+-\d+(?:\.\d+)*-(?:generic|lowlatenc
                            r"microsoft-standard-WSL2))\b")
 
 
-_MAYBE_PROSE = re.compile(r"ubuntu|debian|fedora|rocky|centos|mint|suse|rhel|pop!_os|windows|wsl|gentoo|arch linux|"
-                          r"nixos|rocm|generic|lowlatency|azure|aws|gcp|oem|amd64|gfx|radeon|instinct|firepro|geforce|"
-                          r"tesla|quadro|titan|nvidia|amd|\brx ?\d|\bmi-?\d|\bw\d{4}|\d ?xt|\b[ahv]100|h200")
+_MAYBE_PROSE = re.compile(word_trie(frozenset((
+    "ubuntu", "debian", "fedora", "rocky", "centos", "mint", "suse", "rhel", "pop!_os", "windows", "wsl", "gentoo",
+    "arch linux", "nixos", "rocm", "generic", "lowlatency", "azure", "aws", "gcp", "oem", "amd64", "gfx", "radeon",
+    "instinct", "firepro", "geforce", "tesla", "quadro", "titan", "nvidia", "amd", "h200"))) +
+    r"|\brx ?\d|\bmi-?\d|\bw\d{4}|\d ?xt|\b[ahv]100")
 """A sentence that can mention anything ``prose`` reads (most do not, and are skipped at once)."""
 _DIGIT = re.compile(r"\d")
 
@@ -499,22 +509,47 @@ def _clue(found: Found, number: int, rank: int) -> Clue | None:
     return Clue(field, value, number, rank, found[2] if len(found) == 3 else 1)
 
 
+@dataclass(frozen=True)
+class LineGates:
+    """Which lines (by number in the paste) can hold a rule's word, a heading or a label: each found by one search
+    over all the lines, so the line loop skips the tests that cannot succeed."""
+
+    words: frozenset[int]
+    headings: frozenset[int]
+    labels: frozenset[int]
+
+    @classmethod
+    def of(cls, lines: Sequence[str], first_line: int = 1) -> LineGates:
+        cut = [line[:2000] if len(line) > 2000 else line for line in lines]
+
+        def numbers(pattern: re.Pattern[str] | None, lowered: bool = True) -> frozenset[int]:
+            if pattern is None:
+                return frozenset(range(first_line, first_line + len(cut)))
+            return frozenset(first_line + i for i in lines_with(pattern, cut, lowered))
+
+        return cls(numbers(_ANY_WORD), numbers(_MAYBE_HEADING, False), numbers(_MAYBE_LABEL, False))
+
+
+
 def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: bool = False,
-          command_lines: int = 0) -> Iterator[Clue]:
+          command_lines: int = 0, gates: LineGates | None = None) -> Iterator[Clue]:
     """Every fact the rules find, line by line (``first_line`` is the number of ``lines[0]`` in the paste). In
     prose (``is_prose``) sentences are read for mentions too; the first ``command_lines`` lines are commands, read
-    for environment variables and tool-shaped facts only."""
+    for environment variables and tool-shaped facts only. ``gates`` (computed once for a whole paste, by line
+    number) spares computing them here; command lines, a part of the line they stand on, get their own."""
     question = ""
     lines = [line[:2000] if len(line) > 2000 else line for line in lines]
-    gated = frozenset(lines_with(_ANY_WORD, lines)) if _ANY_WORD is not None else frozenset(range(len(lines)))
-    headings = frozenset(lines_with(_MAYBE_HEADING, lines, lowered=False))
-    labels = frozenset(lines_with(_MAYBE_LABEL, lines, lowered=False))
-    sentences = frozenset(lines_with(_MAYBE_PROSE, lines)) if is_prose else frozenset()
+    if gates is None:
+        gates = LineGates.of(lines, first_line)
+        own = gates
+    else:  # a command is part of the line it stands on: its own gates, not the whole line's
+        own = LineGates.of(lines[:command_lines], first_line) if command_lines else gates
     for offset, line in enumerate(lines):
         number = first_line + offset
         is_command = offset < command_lines
+        gate = own if is_command else gates
         found_here = False
-        for pattern, take in _rules_for(line.lower()) if offset in gated else _UNGATED_RULES:
+        for pattern, take in _rules_for(line.lower()) if number in gate.words else _UNGATED_RULES:
             match = pattern.search(line)
             if match:
                 for item in take(match):
@@ -528,7 +563,7 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
                 yield Clue(item[0], item[1], number, TOOL)
         if is_command:
             continue
-        heading = _HEADING.match(line) if offset in headings else None
+        heading = _HEADING.match(line) if number in gate.headings else None
         if heading:
             question = (heading.group("a") or heading.group("b") or "").strip()
             continue
@@ -541,7 +576,7 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
             question = ""
         if not found_here and len(line) <= 200:
             for (pattern, take), rank in _FALLBACK:
-                if rank == SHORT and len(line) > 64 or rank == LABELLED and offset not in labels:
+                if rank == SHORT and len(line) > 64 or rank == LABELLED and number not in gate.labels:
                     continue
                 match = pattern.search(line)
                 if match:
@@ -550,8 +585,8 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
                         if clue is not None:
                             found_here = True
                             yield clue
-        if offset in sentences and not found_here and (_DIGIT.search(line) or "linux" in (lowered := line.lower())
-                                                       or "nixos" in lowered):
+        if is_prose and not found_here and (_DIGIT.search(line) or "linux" in (lowered := line.lower()) or
+                                            "nixos" in lowered) and _MAYBE_PROSE.search(line.lower()):
             for item in prose(line):
                 clue = _clue(item, number, PROSE)
                 if clue is not None:

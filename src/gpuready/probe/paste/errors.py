@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
@@ -51,10 +51,19 @@ _HINT = re.compile(word_trie(frozenset((
 case-insensitive pattern costs several times more than this one on the lower-cased line)."""
 
 
-def errors_in(lines: tuple[str, ...] | list[str], first_line: int, section: str) -> Iterator[ErrorSeen]:
-    """Every known error shown in ``lines``, once per code and line."""
-    for offset in lines_with(_HINT, lines):
-        line = lines[offset]
+def hint_lines(lines: Sequence[str], first_line: int = 1) -> frozenset[int]:
+    """The numbers of the lines that hold a word every error pattern needs (one search over them all)."""
+    return frozenset(first_line + i for i in lines_with(_HINT, lines))
+
+
+def errors_in(lines: tuple[str, ...] | list[str], first_line: int, section: str,
+              hints: frozenset[int] | None = None) -> Iterator[ErrorSeen]:
+    """Every known error shown in ``lines``, once per code and line; ``hints`` (:func:`hint_lines` of the whole
+    paste) spares searching for the lines worth trying here."""
+    numbers = hint_lines(lines, first_line) if hints is None else hints
+    for offset, line in enumerate(lines):
+        if first_line + offset not in numbers:
+            continue
         if len(line) > 4000:
             continue
         lowered = line.lower()

@@ -32,11 +32,11 @@ from gpuready.model import (
 from gpuready.model.build import variant_of
 from gpuready.probe.parse.kfd import normalise_gfx_name
 from gpuready.probe.parse.os_release import parse_os_name
-from gpuready.probe.paste.clues import LABELLED, TOOL, Clue, clues, looks_like_cpu
-from gpuready.probe.paste.errors import errors_in
+from gpuready.probe.paste.clues import LABELLED, TOOL, Clue, LineGates, clues, looks_like_cpu
+from gpuready.probe.paste.errors import errors_in, hint_lines
 from gpuready.probe.paste.kinds import ReportKind, detect_kind, fingerprint_of_kind
 from gpuready.probe.paste.repl import printed
-from gpuready.probe.paste.segment import Section, segment
+from gpuready.probe.paste.segment import Section, clean_lines, segment_lines
 
 _COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), kind) for p, kind in (
     (r"collect_env", "collect-env"),
@@ -453,7 +453,9 @@ def read_paste(text: str, origin: str) -> Fingerprint:
     found_clues: list[Clue] = []
     errors: list[ErrorSeen] = []
     labels: dict[int, str] = {}
-    for section in segment(text):
+    all_lines = clean_lines(text)
+    gates, hints = LineGates.of(all_lines), hint_lines(all_lines)
+    for section in segment_lines(all_lines):
         kind, confidence = classify(section)
         label = f"{section.where} ({kind})" if kind != "unrecognised" else section.where
         structured = _structured(kind, section, origin)
@@ -463,11 +465,11 @@ def read_paste(text: str, origin: str) -> Fingerprint:
         lines = ((section.command,) if section.command else ()) + section.lines
         start = section.first - 1 if section.command else section.first
         here = [c for c in clues(lines, start, is_prose=kind == "unrecognised" and not section.fenced,
-                                 command_lines=1 if section.command else 0)
+                                 command_lines=1 if section.command else 0, gates=gates)
                 if kind in ("rocm-version-file", "unrecognised") or c.field != "stack.rocm_file"]
         if section.command:
             here.extend(printed(section.command, section.lines, section.first))
-        seen = list(errors_in(lines, start, kind))
+        seen = list(errors_in(lines, start, kind, hints))
         for clue in here:
             labels[clue.line] = label
         if structured is not None:

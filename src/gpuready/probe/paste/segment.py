@@ -116,7 +116,11 @@ def _bare_command(line: str) -> bool:
 
 def segment(text: str) -> list[Section]:
     """The sections of a paste, in order; empty sections are dropped."""
-    lines = clean_lines(text)
+    return segment_lines(clean_lines(text))
+
+
+def segment_lines(lines: list[str]) -> list[Section]:
+    """The sections of a paste already split by :func:`clean_lines`."""
     sections: list[Section] = []
     current: list[str] = []
     start = 1
