@@ -80,6 +80,10 @@ def branches(lines: Sequence[str]) -> list[str]:
 _WARP_SYNC = re.compile(r"__shfl|__ballot|__syncwarp|__activemask|__any_sync|__all_sync|__reduce_\w+_sync|"
                         r"__match_\w+_sync|WarpReduce|WarpScan|cub::Warp|tiled_partition")
 _SHFL_REMAP = re.compile(r"^\s*#\s*define\s+__shfl\w*_sync\b")
+_STD_SHIM = re.compile(r"\bnamespace\s+std\s*=\s*(?:::)?std\s*;")
+"""``namespace cuda { namespace std = ::std; }`` in the file's ROCm branch: its ``cuda::std::`` names are the C++
+standard library's there."""
+_LIBCUDACXX_BEYOND_STD = re.compile(r"\bcuda::(?!std::)|cuda/(?!std/)")
 WARP_RULES = ("kernel.warp_size_32",)
 """Rules that matter only in a file with warp-synchronous code (a lane index used for nothing else is harmless)."""
 
@@ -93,6 +97,7 @@ def analyse_cfamily(text: str, rules: Sequence[tuple[str, re.Pattern[str]]]) -> 
     hits: list[Hit] = []
     credited = False
     warp_sync = bool(_WARP_SYNC.search(text))
+    std_shim = any(state == ROCM and _STD_SHIM.search(line) for state, line in zip(states, lines, strict=True))
     for index, line in enumerate(lines):
         if len(line) > MAX_LINE:  # generated or minified code: rules look at the start (linear on any input)
             line = line[:MAX_LINE]
@@ -106,10 +111,12 @@ def analyse_cfamily(text: str, rules: Sequence[tuple[str, re.Pattern[str]]]) -> 
         for rule_id, pattern in rules:
             if rule_id in WARP_RULES and not warp_sync or not pattern.search(probe):
                 continue
-            if states[index] == CUDA and has_rocm_branch:
+            shimmed = rule_id == "kernel.libcudacxx" and std_shim and not _LIBCUDACXX_BEYOND_STD.search(probe)
+            if states[index] == CUDA and has_rocm_branch or shimmed:
                 if not credited:
                     hits.append(Hit("credit.rocm_branch", index + 1, "CUDA-only code sits in a branch ROCm does not "
-                                                                     "compile, next to the file's ROCm branch"))
+                                                                     "compile, next to the file's ROCm branch" if not
+                                    shimmed else "cuda::std is mapped to std in the file's ROCm branch"))
                     credited = True
                 continue
             hits.append(Hit(rule_id, index + 1, line.strip()[:160]))

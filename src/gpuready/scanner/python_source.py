@@ -56,16 +56,13 @@ def _handler_catches_import_error(handler: ast.ExceptHandler) -> bool:
 
 def _misbranches_on_rocm(node: ast.Compare) -> bool:
     """Whether a capability comparison can take an NVIDIA-only path on AMD, whose GPUs report gfx-derived
-    capabilities (MI300X (9, 4), MI200 (9, 0), RDNA3 (11, 0)): a test for Ampere or older (``>= 8``, ``< 8``) is
-    passed or failed as on a recent NVIDIA GPU, a test for Hopper or Blackwell (``>= 9``, ``== 9``, ``>= 10``) or an
-    exact match is not."""
+    capabilities (MI300X (9, 4), MI200 (9, 0), RDNA3 (11, 0)): a test for Ampere or older (``>= 8``, ``< 8``, and an
+    exact ``== (8, 0)``, which no AMD GPU reports) is passed or failed as on a recent NVIDIA GPU; a test that names
+    Hopper or later (``>= 9``, ``== (9, 0)``, ``>= (8, 9)``, ``>= 10``) is not."""
     numbers = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, int)
                and not isinstance(n.value, bool)]
     majors = [n for n in numbers if n >= 1]
-    if not majors:
-        return True
-    exact = any(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops)
-    return exact or max(majors) >= 9
+    return not majors or max(majors) >= 9
 
 
 def _strings(node: ast.AST) -> list[str]:
@@ -91,6 +88,7 @@ class _Visitor(ast.NodeVisitor):
         self.cpp_extension_names = {"CUDAExtension"}
         self.load_names: set[str] = set()
         self.mentions_rocm = bool(_MENTIONS_ROCM.search(text))
+        self.cuda_only_functions: frozenset[str] = frozenset()
 
     # a leaner walk than ast.NodeVisitor's: dispatch cached per node class, no visits of Load/Store/operators
     def visit(self, node: ast.AST) -> None:
@@ -124,15 +122,16 @@ class _Visitor(ast.NodeVisitor):
         self.hits.append(Hit(rule, line, detail, optional))
 
     # an import inside a function belongs to the feature that calls it, not to importing the module
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        cuda_path = self.function_depth == 0 and node.name in self.cuda_only_functions
         self.function_depth += 1
+        self.cuda_branch_depth += cuda_path
         self.generic_visit(node)
+        self.cuda_branch_depth -= cuda_path
         self.function_depth -= 1
 
     def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
-        self.function_depth += 1
-        self.generic_visit(node)
-        self.function_depth -= 1
+        self.visit_FunctionDef(node)
 
     @property
     def optional(self) -> bool:
@@ -170,10 +169,7 @@ class _Visitor(ast.NodeVisitor):
     def visit_If(self, node: ast.If) -> None:
         test = _test_text(node.test)
         flag = bool(_FLAG.search(test))
-        rocm, cuda = bool(_ROCM_TEST.search(test)), bool(_CUDA_TEST.search(test))
-        negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
-        body_cuda = (cuda and not rocm) != negated if rocm != cuda else False
-        else_cuda = (rocm and not cuda) != negated if rocm != cuda else False
+        body_cuda, else_cuda = _cuda_sides(node, test)
         switch = bool(_SWITCH.search(test))
         self.visit(node.test)
         self.guard_depth += flag
@@ -293,6 +289,43 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+def _cuda_sides(node: ast.If, test: str | None = None) -> tuple[bool, bool]:
+    """Whether the body, and whether the else, of an if is a CUDA-only path (the test names one vendor)."""
+    test = _test_text(node.test) if test is None else test
+    rocm, cuda = bool(_ROCM_TEST.search(test)), bool(_CUDA_TEST.search(test))
+    if rocm == cuda:
+        return False, False
+    negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+    return (cuda and not rocm) != negated, (rocm and not cuda) != negated
+
+
+def cuda_only_functions(tree: ast.Module) -> frozenset[str]:
+    """Module-level functions used only on the CUDA side of a module-level vendor ``if`` that has another side
+    (``if IS_NVIDIA: softplus = softplus_nv`` / ``else: softplus = softplus_triton``): the project's CUDA path next to
+    its own portable one, like code in a CUDA-only branch."""
+    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if not defined:
+        return frozenset()
+    cuda_parts: list[ast.stmt] = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and node.orelse:
+            body_cuda, else_cuda = _cuda_sides(node)
+            cuda_parts.extend(node.body if body_cuda else node.orelse if else_cuda else [])
+    if not cuda_parts:
+        return frozenset()
+
+    def loads(nodes: list[ast.stmt]) -> dict[str, int]:
+        counted: dict[str, int] = {}
+        for statement in nodes:
+            for child in ast.walk(statement):
+                if isinstance(child, ast.Name) and child.id in defined and isinstance(child.ctx, ast.Load):
+                    counted[child.id] = counted.get(child.id, 0) + 1
+        return counted
+
+    on_cuda_side, everywhere = loads(cuda_parts), loads(tree.body)
+    return frozenset(name for name, count in on_cuda_side.items() if everywhere.get(name) == count)
+
+
 def _test_text(node: ast.AST) -> str:
     """The names, attribute chains, calls and strings of an if-test, as text for the flag patterns (much cheaper
     than ast.unparse, which every if in a large tree would pay)."""
@@ -335,5 +368,7 @@ def analyse_python(text: str, filename: str = "<source>") -> list[Hit]:
     """Hits in one Python source; ``SyntaxError`` propagates (the caller reports and skips the file)."""
     tree = ast.parse(text, filename=filename)
     visitor = _Visitor(text) if _TRIGGERS.search(text) else _Statements(text)
+    if isinstance(tree, ast.Module) and type(visitor) is _Visitor:
+        visitor.cuda_only_functions = cuda_only_functions(tree)
     visitor.visit(tree)
     return visitor.hits

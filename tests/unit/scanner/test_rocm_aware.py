@@ -39,6 +39,19 @@ def test_cuda_only_code_next_to_a_rocm_branch_is_credited_not_reported(kb: Knowl
     assert ("kernel.inline_ptx", 2) in _rule_lines(alone, kb)
 
 
+def test_cuda_std_mapped_to_std_in_the_rocm_branch_is_credited(kb: KnowledgeBase) -> None:
+    """mamba's selective-scan headers: ``namespace cuda { namespace std = ::std; }`` under ROCm makes their
+    ``cuda::std::forward`` the standard library's there; libcu++ beyond std (atomic_ref ...) is still reported."""
+    shim = ("#ifndef USE_ROCM\n#include <cuda/std/type_traits>\n#else\n#include <hipcub/hipcub.hpp>\n"
+            "namespace cuda {\n    namespace std = ::std;\n}\n#endif\n__device__ void f(T* p, U&& v) {\n"
+            "  *p = ::cuda::std::forward<U>(v);\n}\n")
+    assert not any(rule == "kernel.libcudacxx" for rule, _ in _rule_lines(shim, kb))
+    atomic = shim.replace("*p = ::cuda::std::forward<U>(v);", "cuda::atomic_ref<int> r(*p);")
+    assert ("kernel.libcudacxx", 10) in _rule_lines(atomic, kb)
+    unshimmed = shim.replace("    namespace std = ::std;\n", "")
+    assert ("kernel.libcudacxx", 9) in _rule_lines(unshimmed, kb)
+
+
 def test_a_cuda_arch_guard_is_no_rocm_path(kb: KnowledgeBase) -> None:
     text = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n  wmma::mma_sync(c, a, b, c);\n#endif\n"
     assert ("kernel.mma", 2) in _rule_lines(text, kb)
@@ -93,7 +106,8 @@ def test_capability_gates_that_misbranch_on_amd_only() -> None:
             f"import torch\nok = {expression}\n"))
     assert gates("torch.cuda.get_device_capability()[0] >= 8") == 0  # Ampere or newer: true on MI200/MI300 too
     assert gates("torch.cuda.get_device_capability()[0] >= 9") == 1  # Hopper: MI300X (9, 4) passes it wrongly
-    assert gates("torch.cuda.get_device_capability() == (8, 0)") == 1
+    assert gates("torch.cuda.get_device_capability() == (8, 0)") == 0  # no AMD GPU reports 8.x: as on an H100
+    assert gates("torch.cuda.get_device_capability() == (9, 0)") == 1  # MI200 reports (9, 0): takes the Hopper path
 
 
 @pytest.mark.parametrize(("path", "component"), [
