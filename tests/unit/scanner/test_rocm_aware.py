@@ -100,6 +100,19 @@ def test_python_vendor_branches_and_feature_switches() -> None:
     assert extension.optional, "an extension built only behind an environment switch is optional"
 
 
+def test_a_function_chosen_only_on_the_cuda_side_of_a_vendor_if_is_the_cuda_path() -> None:
+    """fla's softplus: the PTX version is bound only when IS_NVIDIA, a plain Triton one otherwise."""
+    source = ("import triton.language as tl\n\ndef softplus_nv(x):\n    return tl.inline_asm_elementwise(asm='x')\n\n"
+              "def softplus_triton(x):\n    return x\n\nif IS_NVIDIA:\n    softplus = softplus_nv\nelse:\n"
+              "    softplus = softplus_triton\n")
+    rules = [h.rule for h in analyse_python(source)]
+    assert "triton.inline_asm" not in rules and "credit.rocm_branch" in rules
+    no_other_side = source.replace("else:\n    softplus = softplus_triton\n", "")
+    assert "triton.inline_asm" in [h.rule for h in analyse_python(no_other_side)]
+    used_elsewhere = source + "y = softplus_nv(1)\n"
+    assert "triton.inline_asm" in [h.rule for h in analyse_python(used_elsewhere)]
+
+
 def test_capability_gates_that_misbranch_on_amd_only() -> None:
     def gates(expression: str) -> int:
         return sum(h.rule == "python.capability_gate" for h in analyse_python(
