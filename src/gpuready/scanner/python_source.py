@@ -126,9 +126,27 @@ class _Visitor(ast.NodeVisitor):
         cuda_path = self.function_depth == 0 and node.name in self.cuda_only_functions
         self.function_depth += 1
         self.cuda_branch_depth += cuda_path
-        self.generic_visit(node)
-        self.cuda_branch_depth -= cuda_path
+        for part in (*node.decorator_list, node.args, *([node.returns] if node.returns else [])):
+            self.visit(part)
+        exits = 0
+        for statement in node.body:
+            self.visit(statement)
+            if not exits and _leaves_on_rocm(statement):
+                exits = 1  # `if is_hip: return False`: what follows in the function runs on CUDA only
+                self.cuda_branch_depth += 1
+        self.cuda_branch_depth -= cuda_path + exits
         self.function_depth -= 1
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        """``torch.version.cuda and capability >= (9, 0)``: what follows a CUDA test in an ``and`` is evaluated on
+        CUDA only."""
+        after_cuda = 0
+        for value in node.values:
+            self.visit(value)
+            if isinstance(node.op, ast.And) and not after_cuda and _cuda_sides_of_test(value)[0]:
+                after_cuda = 1
+                self.cuda_branch_depth += 1
+        self.cuda_branch_depth -= after_cuda
 
     def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
         self.visit_FunctionDef(node)
@@ -291,12 +309,23 @@ class _Visitor(ast.NodeVisitor):
 
 def _cuda_sides(node: ast.If, test: str | None = None) -> tuple[bool, bool]:
     """Whether the body, and whether the else, of an if is a CUDA-only path (the test names one vendor)."""
-    test = _test_text(node.test) if test is None else test
+    return _cuda_sides_of_test(node.test, test)
+
+
+def _cuda_sides_of_test(node: ast.AST, test: str | None = None) -> tuple[bool, bool]:
+    """Whether a test's being true, and whether its being false, means CUDA (it names one vendor only)."""
+    test = _test_text(node) if test is None else test
     rocm, cuda = bool(_ROCM_TEST.search(test)), bool(_CUDA_TEST.search(test))
     if rocm == cuda:
         return False, False
-    negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+    negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
     return (cuda and not rocm) != negated, (rocm and not cuda) != negated
+
+
+def _leaves_on_rocm(statement: ast.stmt) -> bool:
+    """``if is_hip: return ...`` (or raise), with no else: the rest of the block is not run on ROCm."""
+    return (isinstance(statement, ast.If) and not statement.orelse and bool(statement.body)
+            and isinstance(statement.body[-1], (ast.Return, ast.Raise)) and _cuda_sides(statement)[1])
 
 
 def cuda_only_functions(tree: ast.Module) -> frozenset[str]:

@@ -113,6 +113,20 @@ def test_a_function_chosen_only_on_the_cuda_side_of_a_vendor_if_is_the_cuda_path
     assert "triton.inline_asm" in [h.rule for h in analyse_python(used_elsewhere)]
 
 
+def test_code_after_a_rocm_early_return_or_a_cuda_test_in_an_and_is_the_cuda_path() -> None:
+    """unsloth: ``if DEVICE_TYPE in ("xpu", "hip"): return False`` before a Hopper check, and
+    ``torch.version.cuda and torch.cuda.get_device_capability() >= (9, 0)``."""
+    early = ("import torch\ndef tma():\n    if DEVICE_TYPE in ('xpu', 'hip'):\n        return False\n"
+             "    return torch.cuda.get_device_capability()[0] >= 9\n")
+    assert "python.capability_gate" not in [h.rule for h in analyse_python(early)]
+    late = early.replace("        return False\n", "        pass\n")
+    assert "python.capability_gate" in [h.rule for h in analyse_python(late)]
+    anded = "import torch\nok = torch.version.cuda and torch.cuda.get_device_capability() >= (9, 0)\n"
+    assert "python.capability_gate" not in [h.rule for h in analyse_python(anded)]
+    ored = anded.replace(" and ", " or ")
+    assert "python.capability_gate" in [h.rule for h in analyse_python(ored)]
+
+
 def test_capability_gates_that_misbranch_on_amd_only() -> None:
     def gates(expression: str) -> int:
         return sum(h.rule == "python.capability_gate" for h in analyse_python(
