@@ -111,6 +111,14 @@ def _location(finding: Finding) -> tuple[str, int]:
     return (path, int(line)) if line.isdigit() else (finding.location, 0)
 
 
+def _lines(finding: Finding) -> list[int]:
+    """Every line a finding reports in its file: its location and the other lines of the same rule there (shown in
+    the text output as ``a.cu:10 (also 59, 60)``, and in the JSON evidence)."""
+    first = _location(finding)[1]
+    listed = finding.evidence.get("lines", "").partition(" (+")[0]
+    return [first, *(int(n) for n in listed.split(", ") if n.isdigit() and int(n) != first)]
+
+
 def _near(line: int, lines: Sequence[int]) -> bool:
     return any(abs(line - other) <= NEAR for other in lines)
 
@@ -145,7 +153,8 @@ def score(label: Label, findings: Sequence[Finding], verdict: str) -> ScoredRepo
     for item in label.findings:
         lines = [int(n) for n in item.get("lines") or [item.get("line", 0)]]
         key = f"{item['path']}:{lines[0]} ({item.get('severity', '')}, {item.get('class', '')})"
-        scored.found[key] = any(path == item["path"] and _near(line, lines) for (path, line), _ in places)
+        scored.found[key] = any(path == item["path"] and any(_near(n, lines) for n in _lines(finding))
+                                for (path, _), finding in places)
     for (path, line), finding in places:
         matched = any(path == item["path"] and (_near(line, [int(n) for n in item.get("lines") or [0]]) or
                                                 len(item.get("lines") or ()) >= 10 and line > max(item["lines"]))

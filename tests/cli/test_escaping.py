@@ -87,3 +87,16 @@ def test_rich_markup_in_a_failure_reason_is_shown_as_text() -> None:
         CheckResult("torch.distributed.[/x]", CheckStatus.FAIL, device="[/cpu]", details={"reason": reason})])
     text = plain_text(render_checks(run))
     assert "[/tmp/gloo.sock]:29500" in text and "[bold]not bold[/bold]" in text and "[/cpu]" in text
+
+
+def test_scan_text_names_every_line_of_a_rule_in_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One finding per rule and file, shown with the file's other lines for it (``a.cu:3 (also 5, 7)``)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "k.cu").write_text("#include <cuda_runtime.h>\n__global__ void k(float* x) {\n"
+                                  "  x[0] = __shfl_xor_sync(0xffffffff, x[0], 1);\n\n"
+                                  "  x[1] = __shfl_xor_sync(0xffffffff, x[1], 2);\n\n"
+                                  "  x[2] = __shfl_xor_sync(0xffffffff, x[2], 4);\n}\n", encoding="utf-8")
+    assert main(["scan", str(project), "--no-save", "--no-cache"]) != 3
+    out = " ".join(capsys.readouterr().out.split())
+    assert "k.cu:3 (also 5, 7)" in out

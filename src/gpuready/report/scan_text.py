@@ -14,6 +14,16 @@ from gpuready.scanner.driver import covered
 _STYLE = {Severity.BLOCKER: "bold red", Severity.WARN: "yellow", Severity.INFO: "cyan"}
 
 
+def _place(finding: Finding, lines_shown: int = 8) -> str:
+    """``path:line``, with the file's other lines for the same rule when there are some: ``a.cu:10 (also 59, 60)``."""
+    listed, _, hidden = finding.evidence.get("lines", "").partition(" (+")
+    others = [n for n in listed.split(", ") if n.isdigit() and not finding.location.endswith(f":{n}")]
+    if not others:
+        return finding.location
+    more = len(others) - lines_shown + int(hidden.split(" ")[0]) if hidden[:1].isdigit() else len(others) - lines_shown
+    return f"{finding.location} (also {', '.join(others[:lines_shown])}{f' +{more}' if more > 0 else ''})"
+
+
 def render_scan(run: Run, locations_shown: int = 5) -> RenderableType:
     """The verdict, then each kind of finding once (worst first) with up to ``locations_shown`` places."""
     parts: list[RenderableType] = [verdict_line(run.outcome)]
@@ -28,7 +38,7 @@ def render_scan(run: Run, locations_shown: int = 5) -> RenderableType:
         if finding.code == "scan.file_skipped":
             continue
         key = (finding.code, finding.message)
-        groups[key].append(finding.location)
+        groups[key].append(_place(finding))
         first.setdefault(key, finding)
     for key, places in groups.items():
         finding = first[key]
