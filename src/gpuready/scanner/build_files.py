@@ -64,11 +64,17 @@ def analyse_dockerfile(text: str) -> list[Hit]:
             if _DOCKER_BASE.search(line)]
 
 
+_CUDA_MATRIX = re.compile(r"^\s*-?\s*['\"]?cuda(?:[-_]?(?:version|ver|toolkit))?['\"]?\s*:\s*\[?\s*['\"]?"
+                          r"(?:cu\d{2,3}\b|\d{2}\.\d+\b)", re.IGNORECASE)
+"""A CI matrix axis of CUDA versions: ``cuda: "12.8"``, ``cuda-version: ['cu126', 'cu128']``."""
+
+
 def analyse_ci(text: str) -> list[Hit]:
-    """CI workflows and shell scripts: CUDA wheel indexes, +cu121-style pins, the CUDA toolkit, NGC images."""
+    """CI workflows and shell scripts: CUDA wheel indexes, +cu121-style pins, a matrix of CUDA versions, the CUDA
+    toolkit, NGC images."""
     hits = []
     for number, line in _lines(text):
-        if _CUDA_WHEELS.search(line) and "rocm" not in line.lower():
+        if (_CUDA_WHEELS.search(line) or _CUDA_MATRIX.search(line)) and "rocm" not in line.lower():
             hits.append(Hit("ci.cuda_wheels", number, line.strip()[:160]))
         elif _NGC.search(line) or _DOCKER_BASE.search(line):
             hits.append(Hit("build.dockerfile_cuda_base", number, line.strip()[:160]))

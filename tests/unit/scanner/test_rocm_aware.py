@@ -181,6 +181,9 @@ def test_build_ci_and_container_files() -> None:
                                        "run: pip install torch --index-url https://download.pytorch.org/whl/rocm6.2\n")
             ] == ["ci.cuda_wheels"]
     assert len(analyse_gitmodules('[submodule "c"]\n  url = https://github.com/NVIDIA/cutlass.git\n')) == 1
+    matrix = ("matrix:\n  include:\n    - os: ubuntu-22.04\n      cuda: \"12.8\"\n"
+              "    cuda-version: ['cu126', 'cu128']\n    rocm: ['6.2']\n    python: ['3.11']\n")
+    assert [h.line for h in analyse_ci(matrix)] == [4, 5]  # CUDA versions as a matrix axis (gsplat, tiny-cuda-nn)
 
 
 def test_a_pin_below_the_first_rocm_release_makes_every_use_a_warning(kb: KnowledgeBase, tmp_path: Path) -> None:
