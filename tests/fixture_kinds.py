@@ -29,7 +29,8 @@ from gpuready.probe.parse.topology import parse_topology
 FIXTURES = Path(__file__).parent / "fixtures"
 OUTPUT_SUFFIXES = (".txt", ".json", ".csv")
 NOT_ONE_PARSER = frozenset({"compat-sources", "runs-schema1", "pastes", "scan-corpus", "scan-projects", "audit-models",
-                            "jax-models", "sarif", "hipify-tables", "pastes-holdout", "pastes-holdout2", "scan-corpus-holdout"})
+                            "jax-models", "sarif", "hipify-tables", "pastes-holdout", "pastes-holdout2",
+                            "scan-corpus-holdout"})
 """Folders of other material: stored Runs, whole pastes (read by the paste reader), scan labels, example code."""
 
 

@@ -186,6 +186,12 @@ def looks_like_cpu(text: str) -> bool:
                           r"\d+-Core Processor)\b|\bCore\(TM\)", text, re.IGNORECASE))
 
 
+_LTS = re.compile(r"\b\d{2}\.\d{2}(?:\.\d+)? LTS\b")
+"""An Ubuntu release without the word Ubuntu: ``24.04.2 LTS (Noble Numbat)``."""
+_TRIPLE = re.compile(r"^\W*(?:x86_64|aarch64|i686|arm64)[-_]")
+"""A platform (``x86_64-linux``), not an OS release."""
+
+
 def labelled(label: str, value: str) -> Iterator[Found]:
     """``OS: Ubuntu 22.04``, ``**GPU**: RX 6800``, ``ROCm version = 6.2``, ``"torch": "2.4.1+cu121"``: a known
     label with a value of the right shape (a distribution for the OS, a version for versions, a GPU for the GPU)."""
@@ -193,11 +199,23 @@ def labelled(label: str, value: str) -> Iterator[Found]:
     value = value.strip(" *_`").strip().rstrip(",").strip("\"'").strip()
     if not value or len(value) > 120 or value.lower() in ("n/a", "none", "no", "yes", "null", "-", "?"):
         return
+    plugin = re.fullmatch(r"(?i)jax[-_](?:rocm|cuda)\d*[-_](?:plugin|pjrt)", label)
+    version = re.match(r"^v?(\d+\.\d+(?:\.\d+)?[\w.+\-]*)$", value)
+    if plugin and version:  # "jax-rocm7-plugin: 0.9.1"
+        yield f"package.{label.lower().replace('_', '-')}", version.group(1)
+        return
+    numbered = re.fullmatch(r"(?i)gpu\s*#?\d{1,2}", label)
+    if numbered and looks_like_gpu(value):  # "GPU 0: AMD Radeon VII (gfx906)": one line per device, as a tool lists
+        yield from _gpu_line(re.match(r"(.+)", value))  # type: ignore[arg-type]
+        return
     for pattern, field in _LABELS:
         if not pattern.fullmatch(label):
             continue
         if field == "host.os":
-            if _DISTRO.search(value) and len(value) <= 60:
+            kernel = re.match(r"^Linux\s+(\d+\.\d+\.\d+-\S+)$", value)
+            if kernel:  # "OS: Linux 6.8.0-87-generic" names the kernel only
+                yield "host.kernel", kernel.group(1)
+            elif (_DISTRO.search(value) or _LTS.search(value)) and len(value) <= 60 and not _TRIPLE.match(value):
                 yield field, value
         elif field == "gpu.name":
             if not looks_like_cpu(value) or looks_like_gpu(value):
@@ -216,8 +234,8 @@ def labelled(label: str, value: str) -> Iterator[Found]:
                 field = "stack.rocm"
             elif field == "stack.rocm" and re.match(r"(?i)cuda\b", value):
                 field = "stack.cuda"
-            version = re.match(r"^v?(\d+\.\d+(?:\.\d+)?[\w.+\-]*)", re.sub(r"^(?i:rocm|cuda|python|torch)\s*v?", "",
-                                                                          value))
+            version = re.match(r"^v?(\d+\.\d+(?:\.\d+)?[\w.+\-]*)", re.sub(
+                r"^(?i:rocm|cuda|python|torch)\s*(?:==|=|v)?\s*", "", value))  # "torch==2.3.0+rocm6.0"
             if version and not (field == "stack.nvidia_driver" and not re.match(r"\d{3}\.", version.group(1))):
                 yield field, version.group(1)
         return
@@ -252,9 +270,11 @@ def _short_fact(match: re.Match[str]) -> Iterator[Found]:
         yield "gpu.arch", found.group(2)
         if looks_like_gpu(found.group(1)):
             sentence = re.search(r"\b(is|are|was|with|my|the|I|have|using|on)\b", found.group(1), re.IGNORECASE)
-            mention = next(gpu_mentions(found.group(1)), None) if sentence else (found.group(1), 1)
+            counted = re.match(r"^(\d{1,2})\s*[x×]\s*(.+)$", found.group(1))  # "2x AMD MI210 (gfx90a)"
+            mention = next(gpu_mentions(found.group(1)), None) if sentence else (
+                (counted.group(2), int(counted.group(1))) if counted else (found.group(1), 1))
             if mention is not None:
-                yield "gpu.named", mention[0]
+                yield "gpu.named", mention[0], mention[1]
     elif looks_like_gpu(line) and len(line) <= 40 and not re.search(r"[.!?:;,]\s|\b(is|are|was|with|my|the|I|if)\b",
                                                                        line, re.IGNORECASE):
         yield from _named_gpu(line, explicit=False)
@@ -314,7 +334,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^\s*Driver Version\s*:\s*(\d{3}\.\d+(?:\.\d+)?)\s*$", _one("stack.nvidia_driver")),
     (r"^\s*CUDA Version\s*:\s*(\d+\.\d+)\s*$", _one("stack.cuda")),
     (r"^\s*Product Name\s*:\s*(.+?)\s*$", _one("gpu.name")),
-    (r"^\|\s+\d+\s+((?:NVIDIA|Tesla|Quadro|GeForce|TITAN)[^|]*?)\s+(?:On|Off)\s+\|", _one("gpu.name"), "|"),
+    (r"^\|\s+\d+\s+((?:NVIDIA|Tesla|Quadro|GeForce|TITAN)[^|]*?)\s+(?:On|Off|WDDM|TCC)\s+\|", _one("gpu.name"), "|"),
     (r"Cuda compilation tools, release (\d+\.\d+)", _one("stack.cuda")),
     # rocm-smi and amd-smi text
     (r"^GPU\[\d+\]\s*:\s*Card (?:Series|series)\s*:\s*(.+?)\s*$", _one("gpu.name")),
@@ -330,6 +350,9 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     # ROCm install
     (r"^\s*HIP version\s*:\s*(\d\S*)", _one("stack.hip")),
     (r"^(?:ii|hi)\s+rocm-core\S*\s+(\d+\.\d+\.\d+)", _one("stack.rocm")),
+    # dkms status: "amdgpu/6.2.4-1652687.el9, 5.14.0-373.el9.x86_64, x86_64: installed"
+    (r"^amdgpu[/,]\s*(\d[\w.\-~]*),\s*(\d+\.\d+\.\d+[\w.\-+~]*),\s*\w+:\s*installed",
+     _many(("stack.amdgpu_driver", 1), ("host.kernel", 2))),
     (r"^rocm-core\S*/\S+\s+(\d+\.\d+\.\d+)", _one("stack.rocm")),
     (r"^rocm-core-(\d+\.\d+\.\d+)", _one("stack.rocm")),
     (r"\bamdgpu-install_(\d+\.\d+\.\d+[\d.\-]*?)_all\.deb", _one("stack.rocm")),
@@ -359,6 +382,8 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^device info:\s*(?P<kind>.+?)-(?P<count>\d+),\s*\d+ local devices", _jax_device_info, "device info:"),
     (r"^jaxlib:\s+(\d\S*)", _one("jaxlib.version")),
     (r"^python:\s+(\d+\.\d+\.\d+)", _one("host.python")),
+    (r"^python\s+(\d+\.\d+\.\d+)\s*$", _one("host.python")),
+    (r"\b(?:No HIP GPUs are available|No CUDA GPUs are available)", lambda m: iter([("torch.available", "False")])),
     (r"Available backends are \[([^\]]*)\]", _one("jax.backends")),
     # Hugging Face env printers
     (r"^- PyTorch version \(GPU\??\)\s*:\s*(\S+)\s*\((True|False)\)",
@@ -398,6 +423,11 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"\bwith AMDGPU version\s*:\s*(gfx[0-9a-f]{3,4})", _one("gpu.arch")),
     (r"^\s*Name:\s+amdgcn-amd-amdhsa--(gfx[0-9a-f]{3,4})\b", _one("gpu.arch"), "amdhsa"),
     (r"/rocminfo-rocm-(\d+\.\d+\.\d+)/", _one("stack.rocm"), "rocminfo-rocm-"),
+    # a wheel's file name: torch-2.5.1+rocm6.3.2-cp310-cp310-linux_x86_64.whl
+    (r"\btorch-(\d+\.\d+\.\d+(?:\+(?:rocm|cu|cpu)[\w.]*)?)-cp\d+", _one("torch.version"), "torch-"),
+    # nix-info -m: "host os: `Linux 6.8.7, NixOS, 24.05 (Uakari), 24.05.20240427.58a1abd`"
+    (r"host os:\s*`?Linux (\d+\.\d+(?:\.\d+)?[\w.\-+~]*), (NixOS, [\d.]+(?: \([^)]*\))?)",
+     _many(("host.kernel", 1), ("host.os", 2))),
 )
 """(pattern, what it yields[, the word a line needs for it to yield anything, where the pattern has none certain])"""
 RULES: tuple[Rule, ...] = tuple((re.compile(row[0]), row[1]) for row in _TABLE)
@@ -427,7 +457,7 @@ def _rules_for(lowered: str) -> list[tuple[re.Pattern[str], Callable[[re.Match[s
     return [(_GATED[i][1], _GATED[i][2]) for i in at]
 
 _FALLBACK: tuple[tuple[Rule, int], ...] = (
-    ((re.compile(r"^[\s>*\-•]*\**\"?(?P<label>[A-Za-z][A-Za-z /\-]{0,40}?)\"?\**(?:\s*\(e\.g\.?,?[^)]{0,30}\))?"
+    ((re.compile(r"^[\s>*\-•]*\**\"?(?P<label>[A-Za-z][A-Za-z0-9 /\-]{0,40}?)\"?\**(?:\s*\(e\.g\.?,?[^)]{0,30}\))?"
                  r"\s*(?:[:：=]|\.{3,})\s*"
                  r"(?P<value>\S.*)$"), _label_line), LABELLED),
     ((re.compile(r"^[\s*\-•]*[A-Za-z0-9][^:=]{0,58}$"), _short_fact), SHORT),
@@ -467,7 +497,8 @@ def _environment(line: str) -> Iterator[Found]:
 _PROSE_OS = re.compile(r"\b(?:(Ubuntu|Debian|Fedora|Rocky Linux|CentOS|Linux Mint|openSUSE Leap|RHEL|Pop!_OS|Windows|"
                        r"WSL2? Ubuntu)(?: Server)?\s+v?\d+(?:\.\d+)*(?:\s+LTS)?|Gentoo Linux|Arch Linux|NixOS)\b",
                        re.IGNORECASE)
-_PROSE_ROCM = re.compile(r"\bROCm\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
+_PROSE_ROCM = re.compile(r"\bROCm(?:\s+version)?\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
+_PROSE_PYTHON = re.compile(r"\b(?:using|running|with|on)\s+Python\s+(3\.\d+\.\d+)\b", re.IGNORECASE)
 _PROSE_KERNEL = re.compile(r"\b(\d+\.\d+\.\d+-\d+(?:\.\d+)*-(?:generic|lowlatency|azure|aws|gcp|oem|amd64|"
                            r"microsoft-standard-WSL2))\b")
 
@@ -475,7 +506,7 @@ _PROSE_KERNEL = re.compile(r"\b(\d+\.\d+\.\d+-\d+(?:\.\d+)*-(?:generic|lowlatenc
 _MAYBE_PROSE = re.compile(word_trie(frozenset((
     "ubuntu", "debian", "fedora", "rocky", "centos", "mint", "suse", "rhel", "pop!_os", "windows", "wsl", "gentoo",
     "arch linux", "nixos", "rocm", "generic", "lowlatency", "azure", "aws", "gcp", "oem", "amd64", "gfx", "radeon",
-    "instinct", "firepro", "geforce", "tesla", "quadro", "titan", "nvidia", "amd", "h200"))) +
+    "instinct", "firepro", "geforce", "tesla", "quadro", "titan", "nvidia", "amd", "h200", "python"))) +
     r"|\brx ?\d|\bmi-?\d|\bw\d{4}|\d ?xt|\b[ahv]100")
 """A sentence that can mention anything ``prose`` reads (most do not, and are skipped at once)."""
 _DIGIT = re.compile(r"\d")
@@ -492,6 +523,8 @@ def prose(line: str) -> Iterator[Found]:
         yield "stack.rocm", match.group(1)
     for match in _PROSE_KERNEL.finditer(line):
         yield "host.kernel", match.group(1)
+    for match in _PROSE_PYTHON.finditer(line):
+        yield "host.python", match.group(1)
     paired = re.search(r"\b((?:AMD |NVIDIA )?(?:Radeon|Instinct|GeForce)[\w ()]{1,40}?)\s*\((gfx[0-9a-f]{3,4})\)", line)
     if paired:
         yield "gpu.named", paired.group(1).strip(), 1

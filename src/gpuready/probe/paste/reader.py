@@ -178,7 +178,7 @@ def _devices(found: dict[str, list[Clue]], labels: dict[int, str],
     archs = _unique(sorted(found.get("gpu.arch", []), key=lambda c: (c.rank, c.line)))
     tool_archs = [c for c in archs if c.rank == TOOL]
     if listed:
-        archs = tool_archs or archs[:1]
+        archs = tool_archs or (archs if len(archs) == len(listed) else archs[:1])  # "GPU 0: ... (gfx906)" per line
         count = max(len(listed), len(archs))
         return tuple(_device(i, listed[i] if i < len(listed) else None,
                              archs[i] if i < len(archs) else (archs[0] if len(archs) == 1 else None), labels)
@@ -255,11 +255,12 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
                   nvidia_driver_version=_fact(_first(found, "stack.nvidia_driver"), "paste", labels),
                   cuda_driver_version=_fact(cuda, "paste", labels))
     frameworks = tuple(f for f in (_torch(found, labels), _jax(found, labels)) if f is not None)
-    listed = {Package(c.field.removeprefix("package."), c.value) for c in found_clues if c.field.startswith("package.")}
+    listed = list(dict.fromkeys(Package(c.field.removeprefix("package."), c.value) for c in found_clues
+                                if c.field.startswith("package.")))  # in the order the paste shows them
     jaxlib = _first(found, "jaxlib.version")  # jax.print_environment_info's "jaxlib: 0.4.33", jaxlib.__version__
     if jaxlib is not None and not any(p.name == "jaxlib" for p in listed):
-        listed.add(Package("jaxlib", jaxlib.value))
-    packages = tuple(sorted(listed, key=lambda p: p.name))
+        listed.append(Package("jaxlib", jaxlib.value))
+    packages = tuple(sorted(listed, key=lambda p: p.name))  # stable: of two versions, the first shown comes first
     environment: dict[str, str] = {}
     for clue in found_clues:
         if clue.field.startswith("env."):

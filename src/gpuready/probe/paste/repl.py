@@ -27,6 +27,10 @@ _SHAPES = {
 }
 
 
+_OUT = re.compile(r"^Out\[\d+\]:\s*")
+"""IPython's mark before a printed value."""
+
+
 def _expressions(command: str) -> list[str]:
     """The printed expressions of a command: a REPL expression, or the arguments of the last ``print(...)``."""
     code = command.strip()
@@ -76,7 +80,7 @@ def printed(command: str, output: tuple[str, ...], first_line: int) -> Iterator[
     fields = [_field(e) for e in _expressions(command)]
     if not fields or not any(fields):
         return
-    lines = [(first_line + i, line.strip()) for i, line in enumerate(output) if line.strip()]
+    lines = [(first_line + i, _OUT.sub("", line.strip())) for i, line in enumerate(output) if line.strip()]
     if len(fields) == 1:
         field, shape = fields[0] or ("", "")
         for number, line in reversed(lines):  # warnings come first, the value last

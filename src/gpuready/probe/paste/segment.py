@@ -28,6 +28,7 @@ _PROMPT = re.compile(
     r"|PS [A-Za-z]:\\[^>]{0,200}>\s*(?P<e>\S.*)"  # PowerShell
     r"|[A-Za-z]:\\[^>]{0,200}>\s*(?P<f>\S.*)"  # cmd.exe
     r"|>>>\s+(?P<g>\S.*)"  # Python
+    r"|In \[\d+\]:\s+(?P<h>\S.*)"  # IPython
     r")$")
 _COMMAND_WORDS = re.compile(
     r"^(sudo\s+)?(python\d?(\.\d+)?|python3|py|pip\d?|conda|uv|rocminfo|rocm-smi|amd-smi|nvidia-smi|nvcc|hipconfig|"
@@ -45,7 +46,7 @@ _BANNERS = re.compile(
 
 _MAYBE_SPECIAL = re.compile(
     r"```|~~~|[<$#%>❯➜λ»]|Collecting environment information|ROCm System Management Interface|ROCk module|"
-    r"NVSMI LOG|\+-{10,}\+|NVIDIA-SMI has failed|AMDSMI Tool:|jax:|Traceback \(most|[-=]{3,}")
+    r"NVSMI LOG|\+-{10,}\+|NVIDIA-SMI has failed|AMDSMI Tool:|jax:|Traceback \(most|[-=]{3,}|In \[")
 """What a fence, a details tag, a prompt or a banner cannot do without: lines without any are none of those."""
 
 
@@ -79,8 +80,8 @@ def clean_lines(text: str) -> list[str]:
     for line in text.split("\n"):
         if "&" in line:
             line = html.unescape(line)
-        if "：" in line:  # a full-width colon (CJK input) reads as a colon
-            line = line.replace("：", ": ")
+        if "：" in line or "，" in line:  # full-width colon and comma (CJK input) read as ASCII ones
+            line = line.replace("：", ": ").replace("，", ", ")
         while line.startswith(">") and not line.startswith(">>>") and (len(line) == 1 or line[1] in " >"):
             line = line[2:] if line.startswith("> ") else line[1:]
         if line.startswith(_BANNER_GLUED) and "PyTorch version:" in line:
