@@ -90,8 +90,12 @@ def _packages(match: re.Match[str]) -> Iterator[tuple[str, str]]:
 
 
 def _gpu_line(match: re.Match[str]) -> Iterator[tuple[str, str]]:
+    return _gpu_text(match.group(1))
+
+
+def _gpu_text(text: str) -> Iterator[tuple[str, str]]:
     """``AMD Radeon RX 7900 XTX (gfx1100)`` or ``NVIDIA H100 80GB HBM3``: the name, and the target when shown."""
-    text = match.group(1).strip()
+    text = text.strip()
     found = re.match(r"^(.+?)\s*\((gfx[0-9a-f]{3,4})[^)]*\)$", text)
     if found:
         yield "gpu.name", found.group(1)
@@ -206,7 +210,7 @@ def labelled(label: str, value: str) -> Iterator[Found]:
         return
     numbered = re.fullmatch(r"(?i)gpu\s*#?\d{1,2}", label)
     if numbered and looks_like_gpu(value):  # "GPU 0: AMD Radeon VII (gfx906)": one line per device, as a tool lists
-        yield from _gpu_line(re.match(r"(.+)", value))  # type: ignore[arg-type]
+        yield from _gpu_text(value)
         return
     for pattern, field in _LABELS:
         if not pattern.fullmatch(label):
