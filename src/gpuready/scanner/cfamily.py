@@ -24,6 +24,8 @@ _IF_ROCM = re.compile(rf"^\s*#\s*(?:ifdef\s+{_ROCM_MACRO}\b|if\s+.*?(?<!!)\bdefi
                       rf"if\s+{_ROCM_MACRO}\b)")
 _IF_NOT_ROCM = re.compile(rf"^\s*#\s*(?:ifndef\s+{_ROCM_MACRO}\b|if\s+.*!\s*defined\s*\(?\s*{_ROCM_MACRO}\b|"
                           rf"if\s+!\s*{_ROCM_MACRO}\b)")
+_IF_CUDA_ARCH = re.compile(r"^\s*#\s*(?:ifdef\s+__CUDA_ARCH__\b|if\s+(?:.*?(?<!!)\bdefined\s*\(?\s*__CUDA_ARCH__\b|"
+                           r"__CUDA_ARCH__\b))")
 _IF = re.compile(r"^\s*#\s*if(n?def)?\b")
 _ELIF = re.compile(r"^\s*#\s*elif\b")
 _ELSE = re.compile(r"^\s*#\s*else\b")
@@ -51,15 +53,43 @@ def without_comments(text: str) -> list[str]:
     return _COMMENT.sub(blank, text).split("\n")
 
 
-def branches(lines: Sequence[str]) -> list[str]:
-    """For each line, whether ROCm compiles it only on ROCm (``rocm``), never (``cuda``) or both (``neutral``),
-    following #if/#ifdef/#ifndef/#elif/#else/#endif on the project's ROCm macros."""
-    stack: list[list[str]] = []  # per open #if: the branch we are in, then every branch taken so far
-    states = []
-    for line in lines:
+_TRIVIAL = re.compile(r"^\s*(?:assert\s*\(.*\)\s*;|__trap\(\)\s*;|__builtin_trap\(\)\s*;|__builtin_unreachable\(\)\s*;|"
+                      r"printf\s*\(.*\)\s*;|return\s*;|[{};]*)\s*$")
+"""A line that does nothing on the path it stands on (a trap, a message, an empty return)."""
+
+
+def _with_else(lines: Sequence[str]) -> set[int]:
+    """The indexes of the #if lines whose block has an #else (or #elif) that does something: another
+    implementation, not a trap (``#if __CUDA_ARCH__ >= 800 ... #else assert(0); #endif`` has none)."""
+    open_ifs: list[list[int]] = []  # per open #if: its index, and whether an else part has real code
+    found: set[int] = set()
+    for index, line in enumerate(lines):
         if line.lstrip().startswith("#"):
             if _IF.match(line):
-                state = ROCM if _IF_ROCM.match(line) else CUDA if _IF_NOT_ROCM.match(line) else NEUTRAL
+                open_ifs.append([index, 0, 0])
+            elif (_ELSE.match(line) or _ELIF.match(line)) and open_ifs:
+                open_ifs[-1][1] = 1  # in an else part from here
+            elif _ENDIF.match(line) and open_ifs:
+                start, _, real = open_ifs.pop()
+                if real:
+                    found.add(start)
+        elif open_ifs and open_ifs[-1][1] and not _TRIVIAL.match(line):
+            open_ifs[-1][2] = 1
+    return found
+
+
+def branches(lines: Sequence[str]) -> list[str]:
+    """For each line, whether ROCm compiles it only on ROCm (``rocm``), never (``cuda``) or both (``neutral``),
+    following #if/#ifdef/#ifndef/#elif/#else/#endif on the project's ROCm macros. A ``__CUDA_ARCH__`` branch with an
+    #else is never ROCm's (HIP does not define the macro: ROCm compiles the #else)."""
+    stack: list[list[str]] = []  # per open #if: the branch we are in, then every branch taken so far
+    states = []
+    alternatives = _with_else(lines) if "__CUDA_ARCH__" in "".join(lines) else set()
+    for index, line in enumerate(lines):
+        if line.lstrip().startswith("#"):
+            if _IF.match(line):
+                state = ROCM if _IF_ROCM.match(line) else CUDA if _IF_NOT_ROCM.match(line) or (
+                    index in alternatives and _IF_CUDA_ARCH.match(line)) else NEUTRAL
                 stack.append([state, state])
             elif _ELIF.match(line) and stack:
                 condition = line.replace("#elif", "#if", 1)

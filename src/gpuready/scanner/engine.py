@@ -8,6 +8,7 @@ import hashlib
 import importlib.resources
 import json
 import os
+import posixpath
 import re
 import stat
 import tempfile
@@ -15,7 +16,7 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -326,7 +327,13 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
                   for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", []) if h[0] == "extension_name"}
     nested = subprojects(relative for relative, _, _ in entries)
     core = core_subprojects(imports, nested, extensions)
-    layout = Layout(optional_modules(imports), tuple(p for p in nested if p not in core))
+    cuda_only: dict[str, str] = {}  # the sources of an extension the build script makes only when not on ROCm
+    for relative, kind, digest in entries:
+        for hit in (fresh.get(digest) or known.get(digest) or {}).get("hits", []) if kind == "setup_py" else []:
+            if hit[0] == "cuda_only_extension":
+                name, _, paths = hit[2].partition("|")
+                cuda_only.update(dict.fromkeys(_beside(relative, paths.split(",")), name))
+    layout = Layout({**cuda_only, **optional_modules(imports)}, tuple(p for p in nested if p not in core))
     for relative, _, digest in entries:
         record = fresh.get(digest) or known.get(digest)
         if digest in known and digest not in fresh:
@@ -396,6 +403,12 @@ def requirement_name(requirement: str) -> str:
     """``torch==2.1.0+cu121 ; python_version>'3'`` -> ``torch``."""
     match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
     return match.group(1) if match else requirement.strip()
+
+
+def _beside(build_file: str, sources: list[str]) -> list[str]:
+    """Source paths a build file names, relative to the project root (they are relative to the build file)."""
+    folder = PurePosixPath(build_file).parent
+    return [posixpath.normpath(str(folder / source)) for source in sources if source]
 
 
 @dataclass(frozen=True)

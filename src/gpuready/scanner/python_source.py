@@ -16,7 +16,7 @@ _FLAG = re.compile(r"(?i:available|has_|_has|enable|use_|is_|installed|supported
 _SWITCH = re.compile(r"getenv|environ|\b(?!CUDA_|TORCH_CUDA|ROCM_|HIP_)[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 """An if-test on one of these is a feature switch for code too: an environment variable or a config constant."""
 _ROCM_TEST = re.compile(r"version\.hip|\bis_hip\b|\bIS_HIP\w*|\bIS_ROCM\b|\bis_rocm\b|\bIS_AMD\b|\bis_amd\b|"
-                        r"\bHIP_BUILD\b|\bUSE_ROCM\b|\bBUILD_FOR_ROCM\b|['\"]rocm['\"]|['\"]hip['\"]")
+                        r"\bHIP_BUILD\b|\bUSE_ROCM\b|\bBUILD_FOR_ROCM\b|\bROCM_VERSION\b|['\"]rocm['\"]|['\"]hip['\"]")
 _CUDA_TEST = re.compile(r"\bIS_NVIDIA\w*|\bis_nvidia\w*|version\.cuda|\bis_cuda\b|\bIS_CUDA\b|\bIS_HOPPER\b|"
                         r"\bIS_BLACKWELL\b|\bis_hopper\b|\bis_blackwell\b|\bIS_SM\d+|['\"]cuda['\"]\s*==\s*\w*backend")
 _EXTENSION_CALLS = frozenset({"CppExtension", "CUDAExtension", "Extension", "HIPExtension", "SYCLExtension"})
@@ -278,6 +278,12 @@ class _Visitor(ast.NodeVisitor):
             name = keywords.get("name") or (node.args[0] if node.args else None)
             if isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value:
                 self.hit("extension_name", node, name.value)  # the module the build makes (who imports it?)
+                sources = keywords.get("sources") or (node.args[1] if len(node.args) > 1 else None)
+                paths = [e.value for e in getattr(sources, "elts", []) if isinstance(e, ast.Constant)
+                         and isinstance(e.value, str)]
+                if self.cuda_branch_depth and paths:  # `if not ROCM_VERSION: CUDAExtension(...)`: not built on ROCm
+                    self.hits.append(Hit("cuda_only_extension", getattr(node, "lineno", 0),
+                                         f"{name.value}|{','.join(paths)}"))
         if extension:
             if self.mentions_rocm:
                 self.hit("credit.rocm_build", node, f"{function} next to a ROCm branch (hipified on ROCm torch)")
@@ -313,7 +319,10 @@ def _cuda_sides(node: ast.If, test: str | None = None) -> tuple[bool, bool]:
 
 
 def _cuda_sides_of_test(node: ast.AST, test: str | None = None) -> tuple[bool, bool]:
-    """Whether a test's being true, and whether its being false, means CUDA (it names one vendor only)."""
+    """Whether a test's being true, and whether its being false, means CUDA (it names one vendor only); in an
+    ``and`` (``not ROCM_VERSION and COMPILE_MARLIN``) being true means CUDA when one of its parts does."""
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        return any(_cuda_sides_of_test(value)[0] for value in node.values), False
     test = _test_text(node) if test is None else test
     rocm, cuda = bool(_ROCM_TEST.search(test)), bool(_CUDA_TEST.search(test))
     if rocm == cuda:

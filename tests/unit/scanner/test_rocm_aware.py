@@ -52,6 +52,37 @@ def test_cuda_std_mapped_to_std_in_the_rocm_branch_is_credited(kb: KnowledgeBase
     assert ("kernel.libcudacxx", 9) in _rule_lines(unshimmed, kb)
 
 
+def test_a_cuda_arch_branch_with_another_implementation_in_its_else_is_the_cuda_path(kb: KnowledgeBase) -> None:
+    """AutoGPTQ's exllama: ``#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700`` cublasSgemmEx ``#else``
+    cublasHgemm: HIP does not define __CUDA_ARCH__, so ROCm compiles the #else. Marlin's ``#else assert(0);`` is
+    no alternative: its mma stays reported."""
+    text = ("#include <cuda_runtime.h>\n#if defined(USE_ROCM)\n#include \"hip_compat.cuh\"\n#endif\n"
+            "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700\n  cublasSgemmEx(h, a, b);\n#else\n"
+            "  cublasHgemm(h, a, b);\n#endif\n")
+    assert not any(rule == "kernel.unsupported_cuda_api" for rule, _ in _rule_lines(text, kb))
+    trap = ("#include <cuda_runtime.h>\n#if defined(USE_ROCM)\n#include \"hip_compat.cuh\"\n#endif\n"
+            "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n  wmma::mma_sync(c, a, b, c);\n#else\n"
+            "  assert(0);\n#endif\n")
+    assert ("kernel.mma", 6) in _rule_lines(trap, kb)
+
+
+def test_an_extension_built_only_when_not_on_rocm_is_a_feature(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """AutoGPTQ's setup.py builds Marlin under ``if not ROCM_VERSION and COMPILE_MARLIN``: its kernels are a
+    CUDA-only feature, not the core."""
+    (tmp_path / "setup.py").write_text(
+        "import os\nfrom torch.utils import cpp_extension\nROCM_VERSION = os.environ.get('ROCM_VERSION')\n"
+        "ext = []\nif not ROCM_VERSION and COMPILE_MARLIN:\n    ext.append(cpp_extension.CUDAExtension("
+        "'pkg_marlin', ['csrc/marlin/marlin.cpp', 'csrc/marlin/kernel.cu']))\n", encoding="utf-8")
+    (tmp_path / "csrc" / "marlin").mkdir(parents=True)
+    (tmp_path / "csrc" / "marlin" / "kernel.cu").write_text(
+        "#include <cuda_runtime.h>\n__global__ void k() {\n  asm volatile(\"mma.sync.aligned.m16n8k16\");\n}\n",
+        encoding="utf-8")
+    report = scan_tree(tmp_path, kb, jobs=1, cache_dir=tmp_path / "cache")
+    kernel = [f for f in report.findings if f.location.startswith("csrc/marlin/kernel.cu")]
+    assert kernel and all(f.evidence["component"] == "feature pkg_marlin" for f in kernel)
+    assert report.verdict != "blocked"
+
+
 def test_a_cuda_arch_guard_is_no_rocm_path(kb: KnowledgeBase) -> None:
     text = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n  wmma::mma_sync(c, a, b, c);\n#endif\n"
     assert ("kernel.mma", 2) in _rule_lines(text, kb)
