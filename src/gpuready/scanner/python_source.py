@@ -19,6 +19,9 @@ _ROCM_TEST = re.compile(r"version\.hip|\bis_hip\b|\bIS_HIP\w*|\bIS_ROCM\b|\bis_r
                         r"\bHIP_BUILD\b|\bUSE_ROCM\b|\bBUILD_FOR_ROCM\b|\bROCM_VERSION\b|['\"]rocm['\"]|['\"]hip['\"]")
 _CUDA_TEST = re.compile(r"\bIS_NVIDIA\w*|\bis_nvidia\w*|version\.cuda|\bis_cuda\b|\bIS_CUDA\b|\bIS_HOPPER\b|"
                         r"\bIS_BLACKWELL\b|\bis_hopper\b|\bis_blackwell\b|\bIS_SM\d+|['\"]cuda['\"]\s*==\s*\w*backend")
+_VENDOR_WORDS = ("hip", "HIP", "rocm", "ROCM", "ROCm", "AMD", "amd", "cuda", "CUDA", "NVIDIA", "nvidia", "HOPPER",
+                 "hopper", "BLACKWELL", "blackwell", "IS_SM")
+"""What a file needs to hold for _CUDA_TEST or _ROCM_TEST to find anything in it."""
 _EXTENSION_CALLS = frozenset({"CppExtension", "CUDAExtension", "Extension", "HIPExtension", "SYCLExtension"})
 """Calls in a build script whose first argument (or ``name=``) is the module the build makes."""
 _MENTIONS_ROCM = re.compile(r"ROCM_HOME|ROCM_PATH|version\.hip|is_hip|IS_HIP|PYTORCH_ROCM_ARCH|USE_ROCM|IS_ROCM|"
@@ -89,6 +92,9 @@ class _Visitor(ast.NodeVisitor):
         self.load_names: set[str] = set()
         self.mentions_rocm = bool(_MENTIONS_ROCM.search(text))
         self.cuda_only_functions: frozenset[str] = frozenset()
+        self.tests_vendor = any(word in text for word in _VENDOR_WORDS)
+        """Whether the file can hold a vendor test: vendor-branch analysis is skipped where it cannot apply (a plain
+        substring test: _CUDA_TEST and _ROCM_TEST are for short if-tests, slow over a whole file)."""
 
     # a leaner walk than ast.NodeVisitor's: dispatch cached per node class, no visits of Load/Store/operators
     def visit(self, node: ast.AST) -> None:
@@ -131,7 +137,7 @@ class _Visitor(ast.NodeVisitor):
         exits = 0
         for statement in node.body:
             self.visit(statement)
-            if not exits and _leaves_on_rocm(statement):
+            if not exits and self.tests_vendor and _leaves_on_rocm(statement):
                 exits = 1  # `if is_hip: return False`: what follows in the function runs on CUDA only
                 self.cuda_branch_depth += 1
         self.cuda_branch_depth -= cuda_path + exits
@@ -143,7 +149,7 @@ class _Visitor(ast.NodeVisitor):
         after_cuda = 0
         for value in node.values:
             self.visit(value)
-            if isinstance(node.op, ast.And) and not after_cuda and _cuda_sides_of_test(value)[0]:
+            if self.tests_vendor and isinstance(node.op, ast.And) and not after_cuda and _cuda_sides_of_test(value)[0]:
                 after_cuda = 1
                 self.cuda_branch_depth += 1
         self.cuda_branch_depth -= after_cuda
@@ -406,7 +412,7 @@ def analyse_python(text: str, filename: str = "<source>") -> list[Hit]:
     """Hits in one Python source; ``SyntaxError`` propagates (the caller reports and skips the file)."""
     tree = ast.parse(text, filename=filename)
     visitor = _Visitor(text) if _TRIGGERS.search(text) else _Statements(text)
-    if isinstance(tree, ast.Module) and type(visitor) is _Visitor:
+    if isinstance(tree, ast.Module) and type(visitor) is _Visitor and visitor.tests_vendor:
         visitor.cuda_only_functions = cuda_only_functions(tree)
     visitor.visit(tree)
     return visitor.hits
