@@ -80,11 +80,11 @@ def _with_else(lines: Sequence[str]) -> set[int]:
 
 def branches(lines: Sequence[str]) -> list[str]:
     """For each line, whether ROCm compiles it only on ROCm (``rocm``), never (``cuda``) or both (``neutral``),
-    following #if/#ifdef/#ifndef/#elif/#else/#endif on the project's ROCm macros. A ``__CUDA_ARCH__`` branch with an
-    #else is never ROCm's (HIP does not define the macro: ROCm compiles the #else)."""
+    following #if/#ifdef/#ifndef/#elif/#else/#endif on the project's ROCm macros. A ``__CUDA_ARCH__`` branch whose
+    #else holds another implementation is never ROCm's (HIP does not define the macro: ROCm compiles the #else)."""
     stack: list[list[str]] = []  # per open #if: the branch we are in, then every branch taken so far
     states = []
-    alternatives = _with_else(lines) if "__CUDA_ARCH__" in "".join(lines) else set()
+    alternatives = _with_else(lines) if any("__CUDA_ARCH__" in line for line in lines) else set()
     for index, line in enumerate(lines):
         if line.lstrip().startswith("#"):
             if _IF.match(line):

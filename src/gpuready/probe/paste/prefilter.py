@@ -57,7 +57,6 @@ def word_trie(words: set[str] | frozenset[str]) -> str:
     return pattern(tree)
 
 
-
 def lines_with(pattern: re.Pattern[str], lines: Sequence[str], lowered: bool = True) -> Iterator[int]:
     """The index of each line in which ``pattern`` (one that never matches a line break) finds something, searched
     over the lines joined (lower-cased when ``lowered``): one search per line that holds a match, none for the
