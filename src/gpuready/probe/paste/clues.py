@@ -452,10 +452,10 @@ _WORD_GROUPS = tuple((word, tuple(i for i, (other, _, _) in enumerate(_GATED) if
 _UNGATED_AT = [i for i, (word, _, _) in enumerate(_GATED) if not word]
 
 
-def _rules_for(lowered: str) -> list[tuple[re.Pattern[str], Callable[[re.Match[str]], Iterator[Found]]]]:
+def _rules_for(lowered: str) -> Sequence[tuple[re.Pattern[str], Callable[[re.Match[str]], Iterator[Found]]]]:
     """The rules that can match a lower-cased line, in their order."""
     if _ANY_WORD is not None and _ANY_WORD.search(lowered) is None:
-        return list(_UNGATED_RULES)  # most lines: no rule's word, one test
+        return _UNGATED_RULES  # most lines: no rule's word, one test
     at = [i for word, group in _WORD_GROUPS if word in lowered for i in group] + _UNGATED_AT
     at.sort()
     return [(_GATED[i][1], _GATED[i][2]) for i in at]
