@@ -100,3 +100,16 @@ def test_scan_text_names_every_line_of_a_rule_in_a_file(tmp_path: Path, capsys: 
     assert main(["scan", str(project), "--no-save", "--no-cache"]) != 3
     out = " ".join(capsys.readouterr().out.split())
     assert "k.cu:3 (also 5, 7)" in out
+
+
+def test_scan_text_names_the_part_a_finding_outside_the_core_belongs_to(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """A blocker in tests/ does not decide the verdict; the text says where it is, so PORTABLE with a blocker reads."""
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / "tests" / "k.cu").write_text("#include <cuda_runtime.h>\n__global__ void k() {\n"
+                                            "  asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(x));\n}\n",
+                                            encoding="utf-8")
+    main(["scan", str(project), "--no-save", "--no-cache"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "scan.kernel.inline_ptx [tests]" in out

@@ -44,6 +44,9 @@ def render_scan(run: Run, locations_shown: int = 5) -> RenderableType:
         finding = first[key]
         head = Text(f"\n[{finding.severity.value.upper()}] ", style=_STYLE[finding.severity])
         head.append(finding.code, style="bold")
+        part = finding.evidence.get("component", "core")
+        if part not in ("core", "build"):  # a part that does not decide the verdict (PORTABLE may list blockers)
+            head.append(f" [{part}]", style="dim")
         head.append(f"  {finding.message}")
         parts.append(head)
         shown = ", ".join(places[:locations_shown]) + (f" (+{len(places) - locations_shown} more)"
