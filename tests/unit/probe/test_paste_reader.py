@@ -3,6 +3,7 @@ disagreements, and damaged or hostile input (property tests over the real pastes
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from pathlib import Path
@@ -181,20 +182,26 @@ def test_a_one_megabyte_paste_is_read_quickly() -> None:
 def test_the_word_gates_never_hide_a_match_in_the_real_pastes() -> None:
     """Each rule and error pattern is tried only on lines holding its word: on every line of every real paste,
     a line the pattern matches (or a rule yields from) holds that word, and an error line holds a hint word."""
-    from gpuready.probe.paste.clues import _GATED
+    from gpuready.probe.paste.clues import GATES, RULES
     from gpuready.probe.paste.errors import _HINT, _flat
     from gpuready.probe.paste.segment import clean_lines
 
+    def opens(gate: object, lowered: str) -> bool:
+        if isinstance(gate, tuple):
+            return not gate or any(word in lowered for word in gate)
+        return gate.search(lowered) is not None  # type: ignore[attr-defined]
+
+    assert all(gate != () for gate in GATES), "a rule without a gate is tried on every line"
     hidden = []
     for text in REAL:
         for line in clean_lines(text):
             lowered = line.lower()
-            for word, pattern, take in _GATED:
+            for gate, (pattern, take) in zip(GATES, RULES, strict=True):
                 match = pattern.search(line)
-                if word and word not in lowered and match and list(take(match)):
+                if match and list(take(match)) and not opens(gate, lowered):
                     hidden.append((pattern.pattern[:40], line[:60]))
             for word, pattern, _ in _flat():
-                if pattern.search(line) and (word and word not in lowered or not _HINT.search(lowered)):
+                if pattern.search(line) and (word and word not in lowered or not any(w in lowered for w in _HINT)):
                     hidden.append((pattern.pattern[:40], line[:60]))
     assert hidden == []
 
@@ -268,29 +275,63 @@ _PASTE_ALPHABET = st.sampled_from(["$ ", "# ", "> ", ">>> ", "```", "~~~", "<det
                                    "Name: ", "PS C:\\> ", "❯ ", "\n", "\n", "\n", " ", "a", "1", "&gt;", "İ"])
 
 
+def _every_line_open() -> contextlib.AbstractContextManager[object]:
+    """The prefilters switched off: every search of the joined lines names every line, so every rule, pattern and
+    test is tried on every line."""
+    from unittest import mock
+
+    from gpuready.probe.paste.prefilter import JoinedLines
+
+    def every_line(self: JoinedLines, _: object) -> range:
+        return range(len(self.starts) - 1)
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(mock.patch.object(JoinedLines, "where", every_line))
+    stack.enter_context(mock.patch.object(JoinedLines, "where_word", every_line))
+    return stack
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_PASTE_ALPHABET, max_size=60).map("".join))
 def test_prefilters_change_no_section_and_no_error_line(text: str) -> None:
-    """Segmenting and finding error lines give the same answer with the prefilters as when every line is tried."""
-    from unittest import mock
-
+    """Segmenting, finding error lines and reading clues give the same answer with the prefilters as when every
+    line is tried."""
     from gpuready.probe.paste import errors
-    from gpuready.probe.paste import segment as segment_module
-
-    def every_line(pattern: object, lines: list[str], lowered: bool = True) -> range:
-        return range(len(lines))
-
-    from gpuready.probe.paste import clues as clues_module
 
     def found(sections: list) -> list:  # type: ignore[type-arg]
-        return [(list(errors.errors_in(s.lines, s.first, "x")), list(clues(s.lines, s.first, is_prose=True)))
-                for s in sections]
+        return [(list(errors.errors_in(s.lines, s.first, "x")), list(clues(s.lines, s.first, is_prose=True)),
+                 list(clues(s.lines, s.first, command_lines=1))) for s in sections]
 
     fast = segment(text)
     fast_found = found(fast)
-    with mock.patch.object(segment_module, "lines_with", every_line), mock.patch.object(
-            errors, "lines_with", every_line), mock.patch.object(clues_module, "lines_with", every_line):
+    with _every_line_open():
         slow = segment(text)
         slow_found = found(slow)
     assert fast == slow
     assert fast_found == slow_found
+
+
+def test_prefilters_change_nothing_read_from_the_real_pastes() -> None:
+    """Every real paste reads the same, fact for fact, with the prefilters as with every line tried."""
+    folders = [Path(__file__).parents[2] / "fixtures" / name for name in ("pastes", "pastes-holdout",
+                                                                           "pastes-holdout2")]
+    paths = sorted(path for folder in folders for path in folder.glob("*.txt"))
+    assert len(paths) >= 89
+    texts = [path.read_text(encoding="utf-8") for path in paths]
+    fast = [read_paste(text, path.name) for text, path in zip(texts, paths, strict=True)]
+    with _every_line_open():
+        slow = [read_paste(text, path.name) for text, path in zip(texts, paths, strict=True)]
+    assert fast == slow
+
+
+def test_a_command_followed_by_blank_lines_keeps_its_own_line() -> None:
+    """The command's line is where it stands, not the line before its output: an error named in the command (a
+    title such as ``# rocminfo HSA_STATUS_ERROR_OUT_OF_RESOURCES``) is found at that line, and so are its facts."""
+    text = "# rocminfo HSA_STATUS_ERROR_OUT_OF_RESOURCES\n\n\nUbuntu 19.10\n$ export HSA_OVERRIDE_GFX_VERSION=10.3.0\n\ndone"
+    sections = segment(text)
+    assert [(s.command_line, s.first, s.last) for s in sections] == [(1, 4, 4), (5, 7, 7)]
+    fingerprint = read_paste(text, "title")
+    assert [(e.code, e.line) for e in fingerprint.errors] == [("hsa_status_error", 1)]
+    assert fingerprint.environment["HSA_OVERRIDE_GFX_VERSION"] == "10.3.0"
+    assert [c.line for c in clues(("export HSA_OVERRIDE_GFX_VERSION=10.3.0",), sections[1].command_line,
+                                  command_lines=1)] == [5]

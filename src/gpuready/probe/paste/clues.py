@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuready.probe.parse.kfd import normalise_gfx_name
-from gpuready.probe.paste.prefilter import any_word, lines_with, required_word, word_trie
+from gpuready.probe.paste.prefilter import JoinedLines, required_word, word_trie
 
 _VERSION = r"\d+\.\d+(?:\.\d+)*(?:[.+\-~][\w.+\-]*)?"
 
@@ -306,13 +306,18 @@ def _ollama_env(match: re.Match[str]) -> Iterator[Found]:
             yield f"env.{name}", value
 
 
+_DIGIT_DASH = re.compile(r"-(?<=\d-)\d")
+"""What a version with a build number (``6.2.4-120``, a kernel's ``6.8.0-45-generic``) cannot do without: a digit, a
+dash and a digit, written to begin with the dash (a plain character is searched for several times faster)."""
+
 _TABLE: tuple[tuple[Any, ...], ...] = (
     # collect_env lines (also when the report itself does not parse)
     (r"^\s*PyTorch version\s*[:：]?\s+(\d\S*)", _one("torch.version")),
     (r"^\s*ROCM used to build PyTorch\s*[:：]\s*(\d\S*)", _one("torch.hip")),
     (r"^\s*CUDA used to build PyTorch\s*[:：]\s*(\d\S*)", _one("torch.cuda")),
     (r"^\s*Is CUDA available\s*[:：]\s*(True|False|Yes|No)", _one("torch.available")),
-    (r"^\s*(?i:OS)\s*[:：]\s*(.+?)\s*(?:\((?:x86_64|aarch64|AMD64|ppc64le)\))?$", _one("host.os"), "os"),
+    (r"^\s*(?i:OS)\s*[:：]\s*(.+?)\s*(?:\((?:x86_64|aarch64|AMD64|ppc64le)\))?$", _one("host.os"),
+     re.compile(r"os\s*[:：]")),
     (r"^\s*Python version\s*[:：]\s*(\d+\.\d+(?:\.\d+)?)", _one("host.python")),
     (r"^\s*(?:GPU models and configuration\s*[:：]\s*)?GPU \d+\s*[:：]\s*(.+?)\s*(?:\(UUID[^)]*\))?$", _gpu_line,
      "gpu "),
@@ -338,7 +343,8 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^\s*Driver Version\s*:\s*(\d{3}\.\d+(?:\.\d+)?)\s*$", _one("stack.nvidia_driver")),
     (r"^\s*CUDA Version\s*:\s*(\d+\.\d+)\s*$", _one("stack.cuda")),
     (r"^\s*Product Name\s*:\s*(.+?)\s*$", _one("gpu.name")),
-    (r"^\|\s+\d+\s+((?:NVIDIA|Tesla|Quadro|GeForce|TITAN)[^|]*?)\s+(?:On|Off|WDDM|TCC)\s+\|", _one("gpu.name"), "|"),
+    (r"^\|\s+\d+\s+((?:NVIDIA|Tesla|Quadro|GeForce|TITAN)[^|]*?)\s+(?:On|Off|WDDM|TCC)\s+\|", _one("gpu.name"),
+     ("nvidia", "tesla", "quadro", "geforce", "titan")),
     (r"Cuda compilation tools, release (\d+\.\d+)", _one("stack.cuda")),
     # rocm-smi and amd-smi text
     (r"^GPU\[\d+\]\s*:\s*Card (?:Series|series)\s*:\s*(.+?)\s*$", _one("gpu.name")),
@@ -361,13 +367,13 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^rocm-core-(\d+\.\d+\.\d+)", _one("stack.rocm")),
     (r"\bamdgpu-install_(\d+\.\d+\.\d+[\d.\-]*?)_all\.deb", _one("stack.rocm")),
     (r"/opt/rocm-(\d+\.\d+\.\d+)\b", _one("stack.rocm_path")),
-    (r"^\s*(\d+\.\d+\.\d+)-\d+\s*$", _one("stack.rocm_file"), "-"),
+    (r"^\s*(\d+\.\d+\.\d+)-\d+\s*$", _one("stack.rocm_file"), _DIGIT_DASH),
     # OS and kernel
     (r"^PRETTY_NAME=\"?([^\"]+)\"?", _one("host.os")),
     (r"^Description:\s+(.+?)\s*$", _one("host.os")),
     (r"^Linux (?:\S+ )?(\d+\.\d+\.\d+[\w.\-+~]*) #", _one("host.kernel")),
     (r"^(\d+\.\d+\.\d+-\d+[\w.\-+~]*(?:generic|amd64|x86_64|azure|aws|gcp|lowlatency|WSL2|rt\d*)\S*)\s*$",
-     _one("host.kernel"), "-"),
+     _one("host.kernel"), _DIGIT_DASH),
     (r"release='(\d+\.\d+\.\d+[\w.\-+~]*)'", _one("host.kernel")),
     (r"/lib/modules/(\d+\.\d+\.\d+[\w.\-+~]*)/", _one("host.kernel")),
     (r"\bTainted: .*?\s(\d+\.\d+\.\d+-\d+[\w.\-+~]*) #", _one("host.kernel")),
@@ -376,10 +382,11 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      r"(?:plugin|pjrt)|triton|pytorch[-_]triton[-_]rocm|flash[-_]attn|xformers|vllm|bitsandbytes|transformers|"
      r"deepspeed|onnxruntime[-_]\w+|tensorflow(?:[-_]rocm)?|rocm|rocm[-_]sdk[-_]core)(?:\s*==\s*|\s+)"
      r"(?P<version>\d+\.\d+(?:\.\d+)?[\w.+\-]*)",
-     _packages),
+     _packages, ("torch", "jax", "triton", "flash", "xformers", "vllm", "bitsandbytes", "transformers", "deepspeed",
+                 "onnxruntime", "tensorflow", "rocm")),
     # Python prints and reprs
     (r"^'?(?P<version>\d+\.\d+\.\d+\+(?:rocm|cu|cpu)[\w.]*)'?(?:\s+'?[\d.\-\w]+'?)?(?:\s+(?P<available>True|False))?\s*$",
-     _torch_variant, "+"),
+     _torch_variant, ("+rocm", "+cu", "+cpu")),
     (r"name='([^']+)'.*?gcnArchName='(gfx[0-9a-f]+)", _many(("gpu.name", 1), ("gpu.arch", 2))),
     (r"(?:Cuda|Rocm|Gpu|Cpu)Device\(id=\d+\)", lambda m: iter([("jax.device", m.group(0))]), "device(id="),
     (r"^jax:\s+(\d\S*)", _one("jax.version"), "jax:"),
@@ -387,7 +394,8 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^jaxlib:\s+(\d\S*)", _one("jaxlib.version")),
     (r"^python:\s+(\d+\.\d+\.\d+)", _one("host.python")),
     (r"^python\s+(\d+\.\d+\.\d+)\s*$", _one("host.python")),
-    (r"\b(?:No HIP GPUs are available|No CUDA GPUs are available)", lambda m: iter([("torch.available", "False")])),
+    (r"\b(?:No HIP GPUs are available|No CUDA GPUs are available)", lambda m: iter([("torch.available", "False")]),
+     "gpus are available"),
     (r"Available backends are \[([^\]]*)\]", _one("jax.backends")),
     # Hugging Face env printers
     (r"^- PyTorch version \(GPU\??\)\s*:\s*(\S+)\s*\((True|False)\)",
@@ -433,32 +441,32 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"host os:\s*`?Linux (\d+\.\d+(?:\.\d+)?[\w.\-+~]*), (NixOS, [\d.]+(?: \([^)]*\))?)",
      _many(("host.kernel", 1), ("host.os", 2))),
 )
-"""(pattern, what it yields[, the word a line needs for it to yield anything, where the pattern has none certain])"""
+"""(pattern, what it yields[, its gate: the word, or one of the words, a lower-cased line needs for it to yield
+anything, or a pattern the lower-cased line must match, where the pattern has no word that is certain])"""
 RULES: tuple[Rule, ...] = tuple((re.compile(row[0]), row[1]) for row in _TABLE)
 """Lines of tool output, read wherever they stand (rank ``TOOL``)."""
-_GATED = tuple((row[2] if len(row) > 2 else required_word(row[0]), pattern, take)
-               for row, (pattern, take) in zip(_TABLE, RULES, strict=True))
-"""Each rule with the word a line must contain for it to match."""
-_UNGATED = tuple((word, pattern, take) for word, pattern, take in _GATED if not word)
-_ANY_WORD = any_word([word for word, _, _ in _GATED])
+
+Gate = tuple[str, ...] | re.Pattern[str]
+"""Words one of which a lower-cased line must hold (none: every line is tried), or a pattern it must match."""
 
 
-_UNGATED_RULES = tuple((pattern, take) for _, pattern, take in _UNGATED)
+def _gate(row: tuple[Any, ...]) -> Gate:
+    given = row[2] if len(row) > 2 else required_word(row[0])
+    if isinstance(given, str):
+        return (given,) if given else ()
+    return given  # type: ignore[no-any-return]
 
 
-_WORD_GROUPS = tuple((word, tuple(i for i, (other, _, _) in enumerate(_GATED) if other == word))
-                     for word in dict.fromkeys(word for word, _, _ in _GATED if word))
-"""Each gate word once, with the rules (by position) it gates."""
-_UNGATED_AT = [i for i, (word, _, _) in enumerate(_GATED) if not word]
-
-
-def _rules_for(lowered: str) -> Sequence[tuple[re.Pattern[str], Callable[[re.Match[str]], Iterator[Found]]]]:
-    """The rules that can match a lower-cased line, in their order."""
-    if _ANY_WORD is not None and _ANY_WORD.search(lowered) is None:
-        return _UNGATED_RULES  # most lines: no rule's word, one test
-    at = [i for word, group in _WORD_GROUPS if word in lowered for i in group] + _UNGATED_AT
-    at.sort()
-    return [(_GATED[i][1], _GATED[i][2]) for i in at]
+GATES: tuple[Gate, ...] = tuple(_gate(row) for row in _TABLE)
+"""Each rule's gate, in the order of ``RULES``."""
+_BY_WORD = tuple((word, tuple(i for i, gate in enumerate(GATES) if isinstance(gate, tuple) and word in gate))
+                 for word in dict.fromkeys(w for gate in GATES if isinstance(gate, tuple) for w in gate))
+"""Each gate word once, with the rules (by position) it opens."""
+_BY_PATTERN = tuple((gate, tuple(i for i, other in enumerate(GATES) if other is gate))
+                    for gate in dict.fromkeys(g for g in GATES if isinstance(g, re.Pattern)))
+"""Each gate pattern once, with the rules it opens."""
+_UNGATED = tuple(RULES[i] for i, gate in enumerate(GATES) if gate == ())
+"""The rules tried on every line (none, so far: each has a gate)."""
 
 _FALLBACK: tuple[tuple[Rule, int], ...] = (
     ((re.compile(r"^[\s>*\-•]*\**\"?(?P<label>[A-Za-z][A-Za-z0-9 /\-]{0,40}?)\"?\**(?:\s*\(e\.g\.?,?[^)]{0,30}\))?"
@@ -467,8 +475,8 @@ _FALLBACK: tuple[tuple[Rule, int], ...] = (
     ((re.compile(r"^[\s*\-•]*[A-Za-z0-9][^:=]{0,58}$"), _short_fact), SHORT),
 )
 """Lines a person typed, tried only where no tool rule matched: ``Label: value`` and a bare fact."""
-_MAYBE_LABEL = re.compile(r"[:：=]|\.\.\.")
-_MAYBE_HEADING = re.compile(r"#|\*\*")
+_MAYBE_LABEL = (":", "：", "=", "...")
+_MAYBE_HEADING = ("#", "**")
 """What a heading (``### OS``, ``**GPU**``) cannot do without."""
 
 _HEADING = re.compile(r"^\s*(?:#{2,6}\s+(?P<a>[^#].{0,60}?)|\*\*(?P<b>[^*]{1,60}?):?\*\*:?)\s*$")
@@ -548,24 +556,35 @@ def _clue(found: Found, number: int, rank: int) -> Clue | None:
 
 @dataclass(frozen=True)
 class LineGates:
-    """Which lines (by number in the paste) can hold a rule's word, a heading or a label: each found by one search
-    over all the lines, so the line loop skips the tests that cannot succeed."""
+    """Which rules can match each line (by number in the paste), and which lines can hold a heading or a label: each
+    found by one search of all the lines, so the line loop skips the tests that cannot succeed."""
 
-    words: frozenset[int]
+    rules: dict[int, tuple[Rule, ...]]
+    """The rules whose gate a line passes, in their order (a line not here: the ungated rules only)."""
     headings: frozenset[int]
     labels: frozenset[int]
 
     @classmethod
     def of(cls, lines: Sequence[str], first_line: int = 1) -> LineGates:
         cut = [line[:2000] if len(line) > 2000 else line for line in lines]
-
-        def numbers(pattern: re.Pattern[str] | None, lowered: bool = True) -> frozenset[int]:
-            if pattern is None:
-                return frozenset(range(first_line, first_line + len(cut)))
-            return frozenset(first_line + i for i in lines_with(pattern, cut, lowered))
-
-        return cls(numbers(_ANY_WORD), numbers(_MAYBE_HEADING, False), numbers(_MAYBE_LABEL, False))
-
+        lowered = JoinedLines.of(cut)  # the heading and label marks have no case: found there too
+        opened: dict[int, list[int]] = {}
+        for word, indexes in _BY_WORD:
+            for index in lowered.where_word(word):
+                opened.setdefault(index, []).extend(indexes)
+        for pattern, indexes in _BY_PATTERN:
+            for index in lowered.where(pattern):
+                opened.setdefault(index, []).extend(indexes)
+        chosen: dict[tuple[int, ...], tuple[Rule, ...]] = {}  # lines that open the same rules share one tuple
+        rules = {}
+        for index, found in opened.items():
+            key = tuple(found)
+            if key not in chosen:
+                ungated = [i for i, gate in enumerate(GATES) if gate == ()]
+                chosen[key] = tuple(RULES[i] for i in sorted({*found, *ungated}))
+            rules[first_line + index] = chosen[key]
+        return cls(rules, frozenset(first_line + i for word in _MAYBE_HEADING for i in lowered.where_word(word)),
+                   frozenset(first_line + i for word in _MAYBE_LABEL for i in lowered.where_word(word)))
 
 
 def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: bool = False,
@@ -573,20 +592,21 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
     """Every fact the rules find, line by line (``first_line`` is the number of ``lines[0]`` in the paste). In
     prose (``is_prose``) sentences are read for mentions too; the first ``command_lines`` lines are commands, read
     for environment variables and tool-shaped facts only. ``gates`` (computed once for a whole paste, by line
-    number) spares computing them here; command lines, a part of the line they stand on, get their own."""
+    number) spares computing them here. A command is a part of the line it stands on (after its prompt): the rules
+    that line opens include every rule the command opens, unless the command reaches past the 2,000 characters the
+    gates read of a line; such a command gets its own."""
     question = ""
     lines = [line[:2000] if len(line) > 2000 else line for line in lines]
     if gates is None:
         gates = LineGates.of(lines, first_line)
-        own = gates
-    else:  # a command is part of the line it stands on: its own gates, not the whole line's
-        own = LineGates.of(lines[:command_lines], first_line) if command_lines else gates
+    own = LineGates.of(lines[:command_lines], first_line) if any(
+        len(line) > 1000 for line in lines[:command_lines]) else gates
     for offset, line in enumerate(lines):
         number = first_line + offset
         is_command = offset < command_lines
         gate = own if is_command else gates
         found_here = False
-        for pattern, take in _rules_for(line.lower()) if number in gate.words else _UNGATED_RULES:
+        for pattern, take in gate.rules.get(number, _UNGATED):
             match = pattern.search(line)
             if match:
                 for item in take(match):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from itertools import accumulate
 
 
@@ -61,17 +62,53 @@ def lines_with(pattern: re.Pattern[str], lines: Sequence[str], lowered: bool = T
     """The index of each line in which ``pattern`` (one that never matches a line break) finds something, searched
     over the lines joined (lower-cased when ``lowered``): one search per line that holds a match, none for the
     others, where a loop over the lines would pay Python's cost on every one."""
-    if not lines:
-        return
-    text = "\n".join(lines)
-    if lowered:
-        text = text.lower()
-        if len(text) != sum(map(len, lines)) + len(lines) - 1:  # a letter whose lower case is longer ('İ')
-            lines = [line.lower() for line in lines]
-            text = "\n".join(lines)
-    starts = [0, *accumulate(map((1).__add__, map(len, lines)))]  # where each line begins in the joined text
-    position = 0
-    while (match := pattern.search(text, position)) is not None:
-        index = bisect_right(starts, match.start()) - 1
-        yield index
-        position = starts[index + 1]
+    return JoinedLines.of(lines, lowered).where(pattern)
+
+
+def lines_with_any(words: Sequence[str], lines: Sequence[str], lowered: bool = True) -> set[int]:
+    """The index of each line that holds any of ``words`` (plain text; lower-case when ``lowered``): one plain
+    substring search of the lines joined per word, several times faster than one pattern of them all."""
+    joined = JoinedLines.of(lines, lowered)
+    return {index for word in words for index in joined.where_word(word)}
+
+
+@dataclass(frozen=True)
+class JoinedLines:
+    """Lines joined by line breaks (lower-cased or as they are), with where each begins: one search of the joined
+    text finds the lines that hold something."""
+
+    text: str
+    starts: tuple[int, ...]
+    """Where each line begins in ``text``, and one past the end."""
+
+    @classmethod
+    def of(cls, lines: Sequence[str], lowered: bool = True) -> JoinedLines:
+        text = "\n".join(lines)
+        if lowered:
+            text = text.lower()
+            if len(text) != sum(map(len, lines)) + len(lines) - 1:  # a letter whose lower case is longer ('İ')
+                lines = [line.lower() for line in lines]
+                text = "\n".join(lines)
+        return cls(text, (0, *accumulate(map((1).__add__, map(len, lines)))))
+
+    def where(self, pattern: re.Pattern[str]) -> Iterator[int]:
+        """The index of each line in which ``pattern`` finds something."""
+        if len(self.starts) < 2:
+            return
+        text, starts, position = self.text, self.starts, 0
+        while (match := pattern.search(text, position)) is not None:
+            index = bisect_right(starts, match.start()) - 1
+            yield index
+            position = starts[index + 1]
+
+    def where_word(self, word: str) -> Iterator[int]:
+        """The index of each line that holds ``word`` (plain text, without a line break): a plain substring search,
+        several times faster than a regular expression's."""
+        if len(self.starts) < 2:
+            return
+        text, starts = self.text, self.starts
+        position = text.find(word)
+        while position >= 0:
+            index = bisect_right(starts, position) - 1
+            yield index
+            position = text.find(word, starts[index + 1])

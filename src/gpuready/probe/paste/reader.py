@@ -463,14 +463,15 @@ def read_paste(text: str, origin: str) -> Fingerprint:
         if kind == "rocminfo" and not re.search(r"^\s*Agent \d+", section.text, re.MULTILINE):
             kind = "rocminfo-fragment"  # cut before the first agent (| head): it lists nothing
             label = f"{section.where} ({kind})"
-        lines = ((section.command,) if section.command else ()) + section.lines
-        start = section.first - 1 if section.command else section.first
-        here = [c for c in clues(lines, start, is_prose=kind == "unrecognised" and not section.fenced,
-                                 command_lines=1 if section.command else 0, gates=gates)
+        command = (section.command,) if section.command else ()  # on its own line: blank lines may follow it
+        here = [c for c in [*clues(command, section.command_line, command_lines=1, gates=gates),
+                            *clues(section.lines, section.first, gates=gates,
+                                   is_prose=kind == "unrecognised" and not section.fenced)]
                 if kind in ("rocm-version-file", "unrecognised") or c.field != "stack.rocm_file"]
         if section.command:
             here.extend(printed(section.command, section.lines, section.first))
-        seen = list(errors_in(lines, start, kind, hints))
+        seen = [*errors_in(command, section.command_line, kind, hints), *errors_in(section.lines, section.first, kind,
+                                                                                    hints)]
         for clue in here:
             labels[clue.line] = label
         if structured is not None:

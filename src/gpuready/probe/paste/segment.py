@@ -13,7 +13,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from gpuready.probe.paste.prefilter import lines_with
+from gpuready.probe.paste.prefilter import lines_with_any
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-_]")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
@@ -44,9 +44,9 @@ _BANNERS = re.compile(
     r"|[-=]{3,}\s*(PyTorch|CUDA|ROCm|System) Info\b)")
 
 
-_MAYBE_SPECIAL = re.compile(
-    r"```|~~~|[<$#%>❯➜λ»]|Collecting environment information|ROCm System Management Interface|ROCk module|"
-    r"NVSMI LOG|\+-{10,}\+|NVIDIA-SMI has failed|AMDSMI Tool:|jax:|Traceback \(most|[-=]{3,}|In \[")
+_MAYBE_SPECIAL = ("```", "~~~", "<", "$", "#", "%", ">", "❯", "➜", "λ", "»", "Collecting environment information",
+                  "ROCm System Management Interface", "ROCk module", "NVSMI LOG", "+----------",
+                  "NVIDIA-SMI has failed", "AMDSMI Tool:", "jax:", "Traceback (most", "---", "===", "In [")
 """What a fence, a details tag, a prompt or a banner cannot do without: lines without any are none of those."""
 
 
@@ -60,6 +60,8 @@ class Section:
     lines: tuple[str, ...]
     command: str = ""
     fenced: bool = False
+    command_line: int = 0
+    """The line the command stands on (0 without one): blank lines may stand between it and the output."""
 
     @property
     def text(self) -> str:
@@ -126,6 +128,7 @@ def segment_lines(lines: list[str]) -> list[Section]:
     current: list[str] = []
     start = 1
     command = ""
+    command_line = 0
     fenced = False
 
     def close(end: int) -> None:
@@ -134,11 +137,11 @@ def segment_lines(lines: list[str]) -> list[Section]:
             current.pop()
         body = tuple(current)
         if any(line.strip() for line in body) or command:
-            sections.append(Section(start if body else start - 1, max(start, end) if body else start - 1, body,
-                                    command, fenced))
+            sections.append(Section(start if body else command_line, max(start, end) if body else command_line,
+                                    body, command, fenced, command_line if command else 0))
         current = []
 
-    special = frozenset(lines_with(_MAYBE_SPECIAL, lines, lowered=False))
+    special = lines_with_any(_MAYBE_SPECIAL, lines, lowered=False)
     for number, line in enumerate(lines, 1):
         marked = number - 1 in special
         if marked and _FENCE.match(line):
@@ -146,7 +149,7 @@ def segment_lines(lines: list[str]) -> list[Section]:
             fenced, command, start = not fenced, "", number + 1
             continue
         if fenced and not current and not command and _bare_command(line):
-            command, start = line.strip(), number + 1  # a fenced block that opens with the command it ran
+            command, command_line, start = line.strip(), number, number + 1  # a fenced block opening with its command
             continue
         if not marked:
             pass
@@ -156,7 +159,7 @@ def segment_lines(lines: list[str]) -> list[Section]:
             continue
         elif (found := prompt_command(line)) is not None:
             close(number - 1)
-            command, start = found, number + 1
+            command, command_line, start = found, number, number + 1
             continue
         elif _BANNERS.match(line) and any(existing.strip() for existing in current):
             close(number - 1)
