@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 from gpuready.scanner.build_files import nvcc_flag
@@ -77,6 +79,11 @@ _LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 """Nodes with nothing inside worth a visit."""
 
 
+_STATEMENT_FIELDS = ("body", "orelse", "handlers", "finalbody", "cases")
+_HOLDERS = (ast.stmt, ast.Module, ast.excepthandler, ast.match_case)
+"""What holds statements, and where (an expression's ``body``, a lambda's or an ``x if c else y``'s, holds none)."""
+
+
 class _Visitor(ast.NodeVisitor):
     def __init__(self, text: str) -> None:
         self.hits: list[Hit] = []
@@ -95,6 +102,25 @@ class _Visitor(ast.NodeVisitor):
         self.tests_vendor = any(word in text for word in _VENDOR_WORDS)
         """Whether the file can hold a vendor test: vendor-branch analysis is skipped where it cannot apply (a plain
         substring test: _CUDA_TEST and _ROCM_TEST are for short if-tests, slow over a whole file)."""
+        self.text = text
+        self.shallow_ifs: list[ast.If] = []
+        """The ifs around a statement walked shallow, whose tests are read only when an import stands inside."""
+        self.shallow = False
+        """Walking a statement whose lines hold no word a rule needs: its statements only (imports and their
+        guards), not its expressions."""
+        self._lines: list[str] = []
+        self._trigger_lines: list[int] | None = None
+
+    def trigger_lines(self) -> list[int]:
+        """The lines (1-based) that hold a word some rule needs, found once per file."""
+        if self._trigger_lines is None:
+            self._lines = self.text.split("\n")
+            starts = [0]
+            for line in self._lines:
+                starts.append(starts[-1] + len(line) + 1)
+            self._trigger_lines = sorted({bisect_right(starts, m.start())
+                                          for m in _STATEMENT_TRIGGERS.finditer(self.text)})
+        return self._trigger_lines
 
     # a leaner walk than ast.NodeVisitor's: dispatch cached per node class, no visits of Load/Store/operators
     def visit(self, node: ast.AST) -> None:
@@ -103,9 +129,35 @@ class _Visitor(ast.NodeVisitor):
         if method is None:
             method = getattr(type(self), "visit_" + kind.__name__, None) or type(self).generic_visit
             _METHODS[(type(self), kind)] = method
-        method(self, node)
+        if not self.shallow and isinstance(node, ast.stmt) and not self._may_hit(node):
+            self.shallow = True
+            method(self, node)
+            self.shallow = False
+        else:
+            method(self, node)
+
+    def _may_hit(self, node: ast.stmt) -> bool:
+        """Whether a statement's lines hold a word some rule needs, or a name the file bound to a capability, a
+        ``load`` or an extension class (``major, minor = get_device_capability()`` then ``if major >= 8``)."""
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+        last = node.end_lineno or node.lineno
+        lines = self.trigger_lines()
+        at = bisect_left(lines, first)
+        if at < len(lines) and lines[at] <= last:
+            return True
+        names = self.capability_names | self.load_names | self.cpp_extension_names
+        if len(names) > 1 or names != {"CUDAExtension"}:
+            segment = "\n".join(self._lines[first - 1:last])
+            return any(name in segment for name in names)
+        return False
 
     def generic_visit(self, node: ast.AST) -> None:
+        if self.shallow:
+            if isinstance(node, _HOLDERS):
+                for name in _STATEMENT_FIELDS:
+                    for child in getattr(node, name, None) or ():
+                        self.visit(child)
+            return
         for name in node._fields:
             value = getattr(node, name, None)
             if isinstance(value, list):
@@ -137,7 +189,7 @@ class _Visitor(ast.NodeVisitor):
         exits = 0
         for statement in node.body:
             self.visit(statement)
-            if not exits and self.tests_vendor and _leaves_on_rocm(statement):
+            if not exits and self.tests_vendor and not self.shallow and _leaves_on_rocm(statement):
                 exits = 1  # `if is_hip: return False`: what follows in the function runs on CUDA only
                 self.cuda_branch_depth += 1
         self.cuda_branch_depth -= cuda_path + exits
@@ -159,7 +211,7 @@ class _Visitor(ast.NodeVisitor):
 
     @property
     def optional(self) -> bool:
-        return self.guard_depth > 0 or self.function_depth > 0
+        return self.guard_depth > 0 or self.function_depth > 0 or any(map(_guards, self.shallow_ifs))
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str) and len(node.value) < 300:
@@ -191,6 +243,14 @@ class _Visitor(ast.NodeVisitor):
         self.visit_Try(node)  # type: ignore[arg-type]
 
     def visit_If(self, node: ast.If) -> None:
+        if self.shallow:  # only an import in the body can hit: whether the test guards it is asked then, if ever
+            self.shallow_ifs.append(node)
+            for statement in node.body:
+                self.visit(statement)
+            self.shallow_ifs.pop()
+            for statement in node.orelse:
+                self.visit(statement)
+            return
         test = _test_text(node.test)
         flag = bool(_FLAG.search(test))
         body_cuda, else_cuda = _cuda_sides(node, test)
@@ -319,6 +379,12 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+@functools.lru_cache(maxsize=256)
+def _guards(node: ast.If) -> bool:
+    """Whether an if-test is a flag that guards the imports in its body (``if is_available():``)."""
+    return bool(_FLAG.search(_test_text(node.test)))
+
+
 def _cuda_sides(node: ast.If, test: str | None = None) -> tuple[bool, bool]:
     """Whether the body, and whether the else, of an if is a CUDA-only path (the test names one vendor)."""
     return _cuda_sides_of_test(node.test, test)
@@ -390,15 +456,23 @@ _TRIGGERS = re.compile(r"cuda|CUDA|nvcc|nvidia|capability|cpp_extension|inline_a
                        r"paged_|_8bit|bnb|-gencode|--expt|-Xptxas|-Xcompiler|diag-suppress|use_fast_math|-arch=|"
                        r"nvtx|cudnn|hip|HIP|rocm|ROCM")
 """A Python file without any of these words can hold no rule hit: only its imports are read."""
+_STATEMENT_TRIGGERS = re.compile(_TRIGGERS.pattern + r"|Extension|generate-code|ptxas|gpu-architecture|code=sm_|"
+                                 r"-lnvrtc|-lcublas|-lcurand|-lcusparse")
+"""A statement without any of these words (in a file with some) can hold no rule hit: its expressions are not
+walked. More than the file's words: an ``Extension(...)`` call and every nvcc flag count here."""
 
 
 class _Statements(_Visitor):
     """The visitor on statements only (imports and what guards them), not expressions: most files need no more."""
 
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.shallow = True  # the whole file
+
     def generic_visit(self, node: ast.AST) -> None:
-        for name in ("body", "orelse", "handlers", "finalbody", "cases"):
-            for child in getattr(node, name, None) or ():
-                if isinstance(child, ast.AST):
+        if isinstance(node, _HOLDERS):
+            for name in _STATEMENT_FIELDS:
+                for child in getattr(node, name, None) or ():
                     self.visit(child)
 
     def visit_If(self, node: ast.If) -> None:

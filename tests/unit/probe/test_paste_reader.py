@@ -327,7 +327,8 @@ def test_prefilters_change_nothing_read_from_the_real_pastes() -> None:
 def test_a_command_followed_by_blank_lines_keeps_its_own_line() -> None:
     """The command's line is where it stands, not the line before its output: an error named in the command (a
     title such as ``# rocminfo HSA_STATUS_ERROR_OUT_OF_RESOURCES``) is found at that line, and so are its facts."""
-    text = "# rocminfo HSA_STATUS_ERROR_OUT_OF_RESOURCES\n\n\nUbuntu 19.10\n$ export HSA_OVERRIDE_GFX_VERSION=10.3.0\n\ndone"
+    text = ("# rocminfo HSA_STATUS_ERROR_OUT_OF_RESOURCES\n\n\nUbuntu 19.10\n"
+            "$ export HSA_OVERRIDE_GFX_VERSION=10.3.0\n\ndone")
     sections = segment(text)
     assert [(s.command_line, s.first, s.last) for s in sections] == [(1, 4, 4), (5, 7, 7)]
     fingerprint = read_paste(text, "title")
