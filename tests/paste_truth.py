@@ -86,7 +86,10 @@ def _normal(text: Any) -> str:
 def _same(want: Any, got: Any, key: str) -> bool:
     if got is None:
         return False
-    if key in ("gpus", "gpu_archs"):
+    if key == "gpus":  # a trailing "(rev. 2.0)", "(Driver Version 23.10.2)" is no part of the name
+        return {_normal(re.sub(r"\s*\([^)]*\)\s*$", "", str(w))) for w in want} == {
+            _normal(re.sub(r"\s*\([^)]*\)\s*$", "", str(g))) for g in got}
+    if key == "gpu_archs":
         return {_normal(w) for w in want} == {_normal(g) for g in got}
     if key == "env":
         return all(_normal(got.get(k, "")) == _normal(v) for k, v in want.items())

@@ -90,6 +90,14 @@ def no_gpu(context: Context) -> Iterator[Finding]:
                       "there may still be one.", evidence={"failed": failed},
                       remedy="fix the failures above, then run gpuready doctor again")
         return
+    if fp.sections and any(f.accelerator_available.value is True for f in fp.frameworks):
+        working = next(f.name for f in fp.frameworks if f.accelerator_available.value is True)
+        yield finding("unknown.devices", Severity.WARN, f"{working} reports a GPU, but the paste does not name it "
+                      "(a listing cut off, or none pasted): which GPU it is, and whether the stack supports it, is "
+                      "unknown.", evidence={"source": fp.origin, "framework": working},
+                      remedy="ask for `rocminfo` (AMD) or `nvidia-smi` (NVIDIA) output, or `gpuready doctor` on the "
+                             "machine")
+        return
     if fp.sections and not any(n.kind in LISTING_KINDS for n in fp.sections):
         yield finding("unknown.devices", Severity.WARN, "The paste does not list the GPUs (no rocminfo, amd-smi, "
                       "rocm-smi, nvidia-smi or collect_env output): whether the GPU is seen is unknown.",

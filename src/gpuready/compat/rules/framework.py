@@ -132,6 +132,16 @@ def arch_not_in_wheel(context: Context) -> Iterator[Finding]:
     """The GPU's target is not among the architectures compiled into the installed build."""
     torch = context.torch
     variant = torch_variant(context)
+    if torch is not None and variant is BuildVariant.UNKNOWN and torch.accelerator_available.value is True and (
+            context.accelerators):
+        first = context.accelerators[0]
+        yield finding("unknown.torch_build", Severity.WARN,
+                      f"torch sees {first.label}, but which torch build it is does not show, so whether it has "
+                      "kernels for this GPU was not checked (a GPU the build has no kernels for is still listed as "
+                      "available; the first kernel fails).", evidence={"GPU": first.label},
+                      remedy="add `python -c \"import torch; print(torch.__version__, torch.cuda.get_arch_list())\"` "
+                             "or `python -m torch.utils.collect_env` output")
+        return
     if torch is None or variant not in (BuildVariant.ROCM, BuildVariant.CUDA):
         return
     backend_vendor = Vendor.AMD if variant is BuildVariant.ROCM else Vendor.NVIDIA

@@ -70,6 +70,9 @@ def infer_columns(row: Sequence[str]) -> list[str]:
         names.append(found or f"column{position + 1}")
     if not {"name", "pci.bus_id"} & taken:
         raise ParseError(f"a header-less row of {len(row)} columns with no GPU name or PCI bus id in it")
+    if len(taken) < 2 or "name" in taken and len(row[names.index("name")].split()) > 8:
+        raise ParseError("a header-less row with one recognisable column, or a sentence for a GPU name: not "
+                         "nvidia-smi's CSV")  # "I'm using an A100 GPU on Google Cloud, however ..."
     return names
 
 

@@ -67,6 +67,31 @@ def _torch_variant(match: re.Match[str]) -> Iterator[tuple[str, str]]:
         yield "torch.available", match.group("available")
 
 
+_PRINTED_FIELDS = {"torch.__version__": ("torch.version", "version"), "torch.version.hip": ("torch.hip", "version"),
+                   "torch.version.cuda": ("torch.cuda", "version"), "torch.cuda.is_available()": ("torch.available",
+                                                                                                  "bool")}
+
+
+def _printed_label(match: re.Match[str]) -> Iterator[Found]:
+    """A script's own labels are the expressions it prints: ``torch.__version__: 2.6.0+cu124``,
+    ``torch.cuda.get_device_name(0) = 'AMD Radeon VII'``; a value is taken where its shape fits."""
+    expression, value = re.sub(r"\s+", "", match.group("expr")), match.group("value").strip().strip("'\"")
+    if expression.startswith("torch.cuda.get_device_name"):
+        if looks_like_gpu(value):
+            yield "gpu.name", value
+        return
+    field, shape = _PRINTED_FIELDS[expression]
+    fitted = re.match(r"^v?(\d+\.\d+[\w.+\-]*)$" if shape == "version" else r"^(True|False)$", value)
+    if fitted:
+        yield field, fitted.group(1)
+
+
+def _jax_device(match: re.Match[str]) -> Iterator[Found]:
+    """A JAX device as printed: ``CudaDevice(id=0)``, or newer JAX's ``cuda(id=0)`` / ``rocm(id=1)``."""
+    platform = match.group(1)
+    yield "jax.device", f"{platform[0].upper()}{platform[1:].lower()}Device(id={match.group(2)})"
+
+
 def _jax_device_info(match: re.Match[str]) -> Iterator[Found]:
     """``jax.print_environment_info()``'s ``device info: NVIDIA GeForce RTX 3090-1, 1 local devices`` (the first
     device's kind, the device count): a JAX device, and for a GPU its name and count."""
@@ -136,6 +161,14 @@ _LABELS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNOR
     (r"jax|jax version", "jax.version"),
     (r"jaxlib|jaxlib version", "jaxlib.version"),
 ))
+_QUESTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), f) for p, f in (
+    (r"\b(?:GPUs?|graphics card|video card|accelerator)\b", "gpu.name"),
+    (r"\b(?:operating system|OS|distribution|distro)\b", "host.os"),
+    (r"\bROCm\b", "stack.rocm"),
+    (r"\bPython\b", "host.python"),
+    (r"\b(?:PyTorch|torch)\b", "torch.version"),
+))
+"""An issue form's question, where no label matches it whole: ``What GPU / hardware type are you using?``."""
 _DISTRO = re.compile(r"\b(Ubuntu|Debian|Fedora|RHEL|Red Hat|Rocky|AlmaLinux|CentOS|openSUSE|SLES|SUSE|Arch|Manjaro|"
                      r"Mint|Pop!_OS|Gentoo|NixOS|Windows|WSL2?|Oracle Linux|Azure Linux|Kali|EndeavourOS|CachyOS|"
                      r"macOS|Linux)\b", re.IGNORECASE)
@@ -144,12 +177,13 @@ _GPU_PREFIX = (r"(?:(?:AMD|NVIDIA|Nvidia|nvidia|amd|ASUS|GIGABYTE|Gigabyte|MSI|S
 _GPU_FAMILY = (r"(?:(?:Radeon(?:\(TM\))?|Instinct|FirePro|GeForce|Tesla|Quadro|TITAN|Titan)\s*(?:PRO\s+|Pro\s+)?"
                r"(?:RX\s*|RTX\s*|GTX\s*|VII\b)?)")
 _GPU_MODEL = (r"(?:RX\s?\d{3,4}M?(?:\s?(?:XTX|XT|GRE|S))?|MI-?\d{2,3}[A-Z]?|W\d{4}|\d{3,4}\s?(?:XTX|XT)|"
-              r"RTX\s?\d{4}(?:\s?Ti)?|GTX\s?\d{3,4}|[AHBLVPT]\d{2,3}[A-Z]?(?:-\w+)?|M\d{2}|\d{3}M|"
+              r"RTX\s?\d{4}D?(?:\s?(?:Ti|SUPER))?|GTX\s?\d{3,4}|[AHBLVPT]\d{2,3}[A-Z]?(?:-\w+)?|M\d{2}|\d{3}M|"
               r"[A-Z]?\d{3,4}(?:\s?(?:Ti|XTX|XT|SUPER))?)")
 _GPU_MENTION = re.compile(
     r"(?:\b(?P<count>[1-9]\d?)\s*[x×]\s*|\bwith\s*(?P<with>[2-9]|1[0-6])\s+)?"
     rf"(?P<name>\b(?:{_GPU_PREFIX}{_GPU_FAMILY}{_GPU_MODEL}|(?:AMD|NVIDIA)\s+{_GPU_MODEL}|"
-    r"RX\s?\d{3,4}M?(?:\s?(?:XTX|XT|GRE|S))?|MI-?\d{2,3}[A-Z]?|\d{4}\s?XTX?|W\d{4}|[AHV]100|H200)(?=\b|[x×]\d))"
+    r"RX\s?\d{3,4}M?(?:\s?(?:XTX|XT|GRE|S))?|RTX\s?\d{4}D?(?:\s?(?:Ti|SUPER))?|GTX\s?\d{3,4}(?:\s?Ti)?|"
+    r"MI-?\d{2,3}[A-Z]?|\d{4}\s?XTX?|W\d{4}|[AHV]100|H200)(?=\b|[x×]\d))"
     r"(?:\s*[x×]\s*(?P<after>[1-9]\d?)\b)?", re.IGNORECASE)
 """A GPU named in running text, and how many (``4x MI210``, ``MI210x4``, ``with 4 MI250X cards``)."""
 
@@ -212,7 +246,9 @@ def labelled(label: str, value: str) -> Iterator[Found]:
     if numbered and looks_like_gpu(value):  # "GPU 0: AMD Radeon VII (gfx906)": one line per device, as a tool lists
         yield from _gpu_text(value)
         return
-    for pattern, field in _LABELS:
+    asked = next((field for pattern, field in _QUESTIONS if pattern.search(label)), None) if label.endswith(
+        "?") and not any(pattern.fullmatch(label) for pattern, _ in _LABELS) else None
+    for pattern, field in _LABELS if asked is None else ((re.compile(re.escape(label)), asked),):
         if not pattern.fullmatch(label):
             continue
         if field == "host.os":
@@ -232,7 +268,7 @@ def labelled(label: str, value: str) -> Iterator[Found]:
                 yield "gpu.named", inside.group(1).strip()
         elif field == "host.cpu":
             if not looks_like_gpu(value) or looks_like_cpu(value):
-                yield field, value
+                yield field, re.sub(r"\s*\(\d+\s*(?:cores?|threads?|CPUs?)\b[^)]*\)$", "", value, flags=re.IGNORECASE)
         else:
             if field.startswith("stack.") and re.match(r"(?i)rocm\b", value):
                 field = "stack.rocm"
@@ -388,7 +424,9 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^'?(?P<version>\d+\.\d+\.\d+\+(?:rocm|cu|cpu)[\w.]*)'?(?:\s+'?[\d.\-\w]+'?)?(?:\s+(?P<available>True|False))?\s*$",
      _torch_variant, ("+rocm", "+cu", "+cpu")),
     (r"name='([^']+)'.*?gcnArchName='(gfx[0-9a-f]+)", _many(("gpu.name", 1), ("gpu.arch", 2))),
-    (r"(?:Cuda|Rocm|Gpu|Cpu)Device\(id=\d+\)", lambda m: iter([("jax.device", m.group(0))]), "device(id="),
+    (r"\b(Cuda|Rocm|Gpu|Cpu|cuda|rocm|gpu|cpu)(?:Device)?\(id=(\d+)\)", _jax_device, "(id="),
+    (r"^\s*(?P<expr>torch\.__version__|torch\.version\.(?:hip|cuda)|torch\.cuda\.is_available\(\s*\)|"
+     r"torch\.cuda\.get_device_name\(\s*\w*\s*\))\s*[:=]\s*(?P<value>\S.*?)\s*$", _printed_label, ("torch.",)),
     (r"^jax:\s+(\d\S*)", _one("jax.version"), "jax:"),
     (r"^device info:\s*(?P<kind>.+?)-(?P<count>\d+),\s*\d+ local devices", _jax_device_info, "device info:"),
     (r"^jaxlib:\s+(\d\S*)", _one("jaxlib.version")),
@@ -396,6 +434,9 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^python\s+(\d+\.\d+\.\d+)\s*$", _one("host.python")),
     (r"\b(?:No HIP GPUs are available|No CUDA GPUs are available)", lambda m: iter([("torch.available", "False")]),
      "gpus are available"),
+    # web UIs and trainers saying what torch.cuda.is_available() answered
+    (r"\bTorch (?:is not able to use GPU|reports GPU not available)", lambda m: iter([("torch.available", "False")]),
+     "torch "),
     (r"Available backends are \[([^\]]*)\]", _one("jax.backends")),
     # Hugging Face env printers
     (r"^- PyTorch version \(GPU\??\)\s*:\s*(\S+)\s*\((True|False)\)",
@@ -405,7 +446,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^- Python version\s*:\s*(\d+\.\d+\.\d+)", _one("host.python")),
     # test-script prints: "torch version = 2.2.1+rocm5.7", "cuda available = True", "name = AMD Radeon RX 6600 XT"
     (r"^\s*(?:torch|pytorch) version\s*[=:]\s*(\d\S*)", _one("torch.version")),
-    (r"^\s*(?:cuda|gpu|rocm) available\s*[=:]\s*(True|False)", _one("torch.available")),
+    (r"^\s*(?i:cuda|gpu|rocm) available\s*[=:]\s*(True|False)", _one("torch.available"), "available"),
     (r"^\s*(?:device )?name\s*[=:]\s*(.+?)\s*$", lambda m: iter([("gpu.name", m.group(1))] if looks_like_gpu(
         m.group(1)) else [])),
     (r"^\s*--->\s+(gfx[0-9a-f]{3,4})\s*$", _one("gpu.arch"), "--->"),
@@ -421,6 +462,15 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^\[Crystools INFO\] CPU: (.+?) - Arch: \S+(?: - OS: (.+?))?\s*$", _many(("host.cpu", 1), ("host.os", 2))),
     (r"Device \d+: (.+?), (?:compute capability|gfx)", _one("gpu.name")),
     (r"^Vulkan\d+: (.+?) \([^)]*\) \| uma", _one("gpu.name"), "vulkan"),
+    # llama.cpp's newer Vulkan line: "ggml_vulkan: 0 = AMD Radeon Graphics (RADV GFX1151) (radv) | uma: 1"
+    (r"^ggml_vulkan: \d+ = (.+?) \((?:RADV (GFX\d{3,4}[A-Z]?)|[^)]*)\)", _many(("gpu.name", 1), ("gpu.arch", 2)),
+     "ggml_vulkan"),
+    # lspci: "VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 14 [Radeon RX 5500] (rev c5)"
+    (r"\b(?:VGA compatible controller|3D controller|Display controller)(?: \[[0-9a-f]{4}\])?: "
+     r"(?:Advanced Micro Devices, Inc\. \[AMD/ATI\]|NVIDIA Corporation) (.+?)(?: \[[0-9a-f]{4}:[0-9a-f]{4}\])?"
+     r"(?: \(rev [0-9a-f]{2}\))?\s*$", lambda m: iter([("gpu.named", m.group(1), 1)]), "controller"),
+    # clinfo --list: " `-- Device #0: gfx1033"
+    (r"\bDevice #\d+: (gfx[0-9a-f]{3,4})\b", _one("gpu.arch"), "device #"),
     (r"ggml_cuda_init: found \d+ (ROCm|CUDA) devices", _one("gpu.library")),
     (r"\bTorch (\d+\.\d+\.\d+\+\S+)\s*$", _one("torch.version")),
     (r"\bTorch backend: (?:AMD ROCm HIP|nVidia CUDA|NVIDIA CUDA) (\d\S*)", _one("torch.backend")),
@@ -472,10 +522,12 @@ _FALLBACK: tuple[tuple[Rule, int], ...] = (
     ((re.compile(r"^[\s>*\-•]*\**\"?(?P<label>[A-Za-z][A-Za-z0-9 /\-]{0,40}?)\"?\**(?:\s*\(e\.g\.?,?[^)]{0,30}\))?"
                  r"\s*(?:[:：=]|\.{3,})\s*"
                  r"(?P<value>\S.*)$"), _label_line), LABELLED),
+    ((re.compile(r"^\s*\|\s*\**(?P<label>[A-Za-z][A-Za-z0-9 /\-]{0,40}?)\**\s*\|\s*(?P<value>[^|]*?\S)\s*\|\s*$"),
+      _label_line), LABELLED),  # a Markdown table of two columns: "| ROCm | 4.1.1 |"
     ((re.compile(r"^[\s*\-•]*[A-Za-z0-9][^:=]{0,58}$"), _short_fact), SHORT),
 )
 """Lines a person typed, tried only where no tool rule matched: ``Label: value`` and a bare fact."""
-_MAYBE_LABEL = (":", "：", "=", "...")
+_MAYBE_LABEL = (":", "：", "=", "...", "|")
 _MAYBE_HEADING = ("#", "**")
 """What a heading (``### OS``, ``**GPU**``) cannot do without."""
 
@@ -509,7 +561,8 @@ def _environment(line: str) -> Iterator[Found]:
 _PROSE_OS = re.compile(r"\b(?:(Ubuntu|Debian|Fedora|Rocky Linux|CentOS|Linux Mint|openSUSE Leap|RHEL|Pop!_OS|Windows|"
                        r"WSL2? Ubuntu)(?: Server)?\s+v?\d+(?:\.\d+)*(?:\s+LTS)?|Gentoo Linux|Arch Linux|NixOS)\b",
                        re.IGNORECASE)
-_PROSE_ROCM = re.compile(r"\bROCm(?:\s+version)?\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
+_PROSE_ROCM = re.compile(r"(?<![/\w.\-])ROCm(?:\s+version)?\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
+"""A ROCm release named in a sentence, not in a path or URL (``.../whl/rocm5.4.2`` is the torch build's)."""
 _PROSE_PYTHON = re.compile(r"\b(?:using|running|with|on)\s+Python\s+(3\.\d+\.\d+)\b", re.IGNORECASE)
 _PROSE_KERNEL = re.compile(r"\b(\d+\.\d+\.\d+-\d+(?:\.\d+)*-(?:generic|lowlatency|azure|aws|gcp|oem|amd64|"
                            r"microsoft-standard-WSL2))\b")

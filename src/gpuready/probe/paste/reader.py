@@ -339,7 +339,9 @@ def _jax(found: dict[str, list[Clue]], labels: dict[int, str]) -> Framework | No
     version = _first(found, "jax.version")
     if version is None:
         return None
-    devices = [c.value for c in found.get("jax.device", [])]
+    listed = found.get("jax.device", [])
+    first = min((c.line for c in listed), default=0)  # the first listing, as for every field: a later one (after a
+    devices = [c.value for c in listed if c.line == first]  # reinstall, another version) does not overrule it
     backends = [c.value for c in found.get("jax.backends", [])]
     backend = "rocm" if any("Rocm" in d for d in devices) else "cuda" if any("Cuda" in d for d in devices) else ""
     available: bool | None = None

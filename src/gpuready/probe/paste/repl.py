@@ -70,6 +70,7 @@ def _field(expression: str) -> tuple[str, str] | None:
 
 def _fits(value: str, shape: str) -> str | None:
     if shape == "gpu":
+        value = value.strip().strip("'\"")  # a REPL shows a string with its quotes
         return value if looks_like_gpu(value) else None
     match = _SHAPES[shape].match(value)
     return match.group(1) if match else None
