@@ -18,8 +18,8 @@ else:  # Python 3.10
 from gpuready.scanner.hits import Hit
 
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
-_CUDA_LOCAL = re.compile(r"\+cu\d{2,3}\b|^\s*(jax|jaxlib)\s*\[\s*cuda\d*(_\w+)?\s*\]|"
-                         r"^\s*tensorflow\s*\[\s*and-cuda\s*\]|"
+_CUDA_LOCAL = re.compile(r"\+cu\d{2,3}\b|^\s*[A-Za-z0-9][\w.\-]*\s*\[[^\]]*?\b(?:cuda\d*x?(?:[_\-]\w+)?|and-cuda|"
+                         r"cu\d{2,3})\s*(?:,[^\]]*)?\]|"  # a CUDA build chosen by an extra: jax[cuda12], openmm[cuda12]
                          r"^\s*(pytorch-cuda|cudatoolkit|cuda-toolkit|cuda-runtime|cuda-nvcc)\b")
 _CUDA_INDEX = re.compile(r"(download\.pytorch\.org/whl/cu\d+|/cu\d{2,3}(/|$)|nvidia\.com|cuda\d*)", re.IGNORECASE)
 

@@ -239,3 +239,18 @@ def test_the_project_verdict_follows_the_core_and_parts_get_their_own(kb: Knowle
     report = scan_tree(tmp_path, kb, jobs=1, cache=False)
     assert report.verdict == "portable"
     assert report.components == {"ci": "needs alternatives", "feature flash-attn-3": "blocked", "tests": "blocked"}
+
+
+def test_a_cuda_build_chosen_by_an_extra_is_a_pin_and_nvtx_runs_anywhere(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """Held-out scan corpus 2: alphafold's ``openmm[cuda12]`` in requirements.txt and pyproject.toml selects a CUDA
+    build through an extra (as ``jax[cuda12]`` does); trident's ``nvtx`` does nothing without a profiler attached,
+    so it is information, not a warning."""
+    (tmp_path / "requirements.txt").write_text("jax==0.4.26\nopenmm[cuda12]==8.2.0\nnvtx\nray[default]\n",
+                                              encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\ndependencies = [\n  "openmm[cuda12]==8.2.0",\n'
+                                            ']\n', encoding="utf-8")
+    report = scan_tree(tmp_path, kb, jobs=1, cache_dir=tmp_path / "cache")
+    pins = sorted(f.location for f in report.findings if f.code.endswith("cuda_local_version"))
+    assert pins == ["pyproject.toml:4", "requirements.txt:2"]
+    nvtx = [f for f in report.findings if f.location == "requirements.txt:3"]
+    assert nvtx and all(f.severity.value == "info" for f in nvtx)
