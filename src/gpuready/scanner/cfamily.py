@@ -10,6 +10,7 @@ Inline assembly whose string starts on the line after ``asm volatile(`` is seen 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from gpuready.scanner.cuda_apis import unsupported_api_hits
@@ -118,6 +119,54 @@ WARP_RULES = ("kernel.warp_size_32",)
 """Rules that matter only in a file with warp-synchronous code (a lane index used for nothing else is harmless)."""
 
 
+LANE_RULES = ("kernel.warp_size_32", "kernel.full_warp_mask")
+"""Rules about 32-lane code: harmless in a function nothing calls (dead on every platform)."""
+_BLOCK_TOKEN = re.compile(r"[{};]")
+_CONTAINER = re.compile(r"\b(?:namespace|struct|class|union|enum)\b|\bextern\s*\"C")
+_TEMPLATE_HEAD = re.compile(r"\btemplate\s*<[^<>{};]*(?:<[^<>{};]*(?:<[^<>{};]*>[^<>{};]*)*>[^<>{};]*)*>")
+_CALLED = re.compile(r"(~?[A-Za-z_]\w*)\s*\(")
+_NOT_A_NAME = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "alignas",
+                         "__launch_bounds__", "__attribute__", "__declspec", "static_assert", "noexcept", "defined",
+                         "__align__", "alignof", "operator", "throw", "requires"})
+
+
+def enclosing_functions(lines: Sequence[str], wanted: set[int]) -> dict[int, tuple[str, int]]:
+    """For each wanted line (1-based) inside a function body: the function's name and the line its body opens on
+    (the outermost function: a lambda or a block inside it is part of it). Braces are counted on the code without
+    comments; when they do not balance (a brace opened in both branches of an #if), nothing is said."""
+    text = "\n".join(lines)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    stack: list[tuple[str, int]] = []  # per open brace: the function's name ("" for any other block), its line
+    spans: list[tuple[int, int, str, int]] = []
+    boundary = 0
+    for token in _BLOCK_TOKEN.finditer(text):
+        position = token.start()
+        if token.group() == "{":
+            name = ""
+            if not any(frame[0] for frame in stack):  # functions inside functions are lambdas and blocks
+                header = _TEMPLATE_HEAD.sub(" ", text[boundary:position])
+                if not _CONTAINER.search(header) and not header.rstrip().endswith(("=", ",", "(", "[")):
+                    name = next((m.group(1) for m in _CALLED.finditer(header) if m.group(1) not in _NOT_A_NAME), "")
+            stack.append((name, bisect_right(starts, position)))
+        elif token.group() == "}":
+            if not stack:
+                return {}
+            name, opened = stack.pop()
+            if name:
+                spans.append((opened, bisect_right(starts, position), name, opened))
+        boundary = position + 1
+    if stack:
+        return {}
+    found: dict[int, tuple[str, int]] = {}
+    for first, last, name, opened in spans:
+        for number in wanted:
+            if first <= number <= last:
+                found[number] = (name, opened)
+    return found
+
+
 def analyse_cfamily(text: str, rules: Sequence[tuple[str, re.Pattern[str]]]) -> list[Hit]:
     """One hit per rule per line; hits in a branch ROCm does not compile become one credit of the file's own ROCm
     path (rule ``credit.rocm_branch``)."""
@@ -161,4 +210,7 @@ def analyse_cfamily(text: str, rules: Sequence[tuple[str, re.Pattern[str]]]) -> 
     if any(state == ROCM for state in states) and not credited:
         first = states.index(ROCM) + 1
         hits.append(Hit("credit.rocm_branch", first, "has a ROCm branch"))
+    lane = {hit.line for hit in hits if hit.rule in LANE_RULES}
+    for number, (name, opened) in sorted(enclosing_functions(lines, lane).items()) if lane else ():
+        hits.append(Hit("device_function", number, f"{name}|{opened}"))  # is it called anywhere? (engine.py)
     return hits

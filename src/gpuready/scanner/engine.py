@@ -30,7 +30,7 @@ from gpuready.scanner.build_files import (
     analyse_gitmodules,
     analyse_makefile,
 )
-from gpuready.scanner.cfamily import analyse_cfamily, uses_cuda
+from gpuready.scanner.cfamily import LANE_RULES, analyse_cfamily, uses_cuda
 from gpuready.scanner.components import (
     CI,
     DECIDING,
@@ -54,7 +54,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "6"
+SCANNER_VERSION = "7"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -275,6 +275,7 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     known = _load_cache(cache_file, key) if cache else {}
     skipped: list[SkippedFile] = []
     entries: list[tuple[str, str, str]] = []  # (relative path, kind, digest)
+    sources: dict[str, bytes] = {}
     todo: dict[str, tuple[str, str, str]] = {}
     lines = 0
     base = root if root.is_dir() else root.parent
@@ -300,6 +301,8 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
         lines += data.count(b"\n") + 1
         digest = hashlib.blake2b(data + kind.encode(), digest_size=16).hexdigest()
         entries.append((relative, kind, digest))
+        if kind in ("kernel", "cpp"):
+            sources[relative] = data  # where a device function could be called from
         if digest not in known and digest not in todo:
             todo[digest] = (digest, kind, data.decode("utf-8-sig", errors="replace"))
     work = list(todo.values())
@@ -334,6 +337,8 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
                 name, _, paths = hit[2].partition("|")
                 cuda_only.update(dict.fromkeys(_beside(relative, paths.split(",")), name))
     layout = Layout({**cuda_only, **optional_modules(imports)}, tuple(p for p in nested if p not in core))
+    unused = unused_functions({relative: (fresh.get(digest) or known.get(digest) or {}).get("hits", [])
+                               for relative, kind, digest in entries if kind in ("kernel", "cpp")}, sources)
     for relative, _, digest in entries:
         record = fresh.get(digest) or known.get(digest)
         if digest in known and digest not in fresh:
@@ -344,7 +349,9 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
             skipped.append(SkippedFile(relative, record["error"]))
             continue
         if record["hits"]:
-            findings += findings_for(relative, [Hit(*h) for h in record["hits"]], kb, own, layout)
+            file_hits = [Hit(*h) for h in record["hits"]]
+            findings += findings_for(relative, without_dead_lanes(file_hits, unused) if unused else file_hits, kb,
+                                     own, layout)
     if any(f.code == "scan.credit.shfl_remap" for f in findings):  # the project maps masked shuffles for ROCm
         findings = [f for f in findings if f.code != "scan.kernel.full_warp_mask"]
     findings = with_stale_pins(findings)
@@ -355,6 +362,49 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
                       lines=lines, seconds=seconds, cached=cached, verdict=verdict(findings),
                       stats={"lines_per_second": lines / seconds if seconds else 0.0, "workers": workers},
                       components=component_verdicts(findings))
+
+
+def unused_functions(hits: dict[str, list[Any]], sources: dict[str, bytes]) -> frozenset[str]:
+    """The device functions holding 32-lane code (``device_function`` hits) whose name appears in no C/C++/CUDA
+    source of the project but at their own definitions: nothing calls them (a declaration elsewhere counts as a
+    use, so the answer errs towards "called")."""
+    definitions: dict[str, set[tuple[str, str]]] = {}
+    for relative, found in hits.items():
+        for hit in found:
+            if hit[0] == "device_function":
+                name, _, opened = hit[2].partition("|")
+                definitions.setdefault(name, set()).add((relative, opened))
+    if not definitions:
+        return frozenset()
+    blob = b"\n".join(sources.values())
+    unused = set()
+    for name, defined in definitions.items():
+        needle = name.encode()
+        if blob.count(needle) > len(defined):  # as text it appears elsewhere: count it as a whole name
+            uses = 0
+            for match in re.finditer(re.escape(needle), blob):
+                before, after = blob[match.start() - 1:match.start()], blob[match.end():match.end() + 1]
+                if not (before.isalnum() or before in (b"_", b"~")) and not (after.isalnum() or after == b"_"):
+                    uses += 1
+                    if uses > len(defined):
+                        break
+            if uses > len(defined):
+                continue
+        unused.add(name)
+    return frozenset(unused)
+
+
+def without_dead_lanes(hits: list[Hit], unused: frozenset[str]) -> list[Hit]:
+    """A file's hits with the 32-lane ones inside functions nothing calls made one note per such function."""
+    dead = {h.line: h.detail.partition("|")[0] for h in hits if h.rule == "device_function"
+            and h.detail.partition("|")[0] in unused}
+    if not dead:
+        return hits
+    kept = [h for h in hits if not (h.rule in LANE_RULES and h.line in dead)]
+    noted: dict[str, int] = {}
+    for line, name in sorted(dead.items()):
+        noted.setdefault(name, line)
+    return kept + [Hit("kernel.unused_lane_helper", line, name) for name, line in noted.items()]
 
 
 def _skipped_finding(skipped: SkippedFile) -> Finding:

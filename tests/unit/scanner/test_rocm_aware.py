@@ -254,3 +254,41 @@ def test_a_cuda_build_chosen_by_an_extra_is_a_pin_and_nvtx_runs_anywhere(tmp_pat
     assert pins == ["pyproject.toml:4", "requirements.txt:2"]
     nvtx = [f for f in report.findings if f.location == "requirements.txt:3"]
     assert nvtx and all(f.severity.value == "info" for f in nvtx)
+
+
+_HELPERS = ("#pragma once\n#include <cuda_runtime.h>\n"
+            "template <typename T>\n__device__ __forceinline__ T\nreduce_unused(T* x, T val) {\n"
+            "  if (threadIdx.x < 32) {\n    for (int i = 16; i > 0; i >>= 1)\n"
+            "      val += __shfl_down_sync(0xffffffff, val, i);\n  }\n  return val;\n}\n"
+            "template <typename T>\n__device__ T reduce_used(T val) {\n"
+            "  return val + __shfl_down_sync(0xffffffff, val, 1);\n}\n")
+
+
+def test_32_lane_code_in_a_device_function_nothing_calls_is_a_note(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """gpt-neox's type_shim.h (copied from apex) holds 32-lane block reductions no kernel calls: dead code is no
+    blocker; the helper a kernel does call still is."""
+    (tmp_path / "csrc").mkdir()
+    (tmp_path / "csrc" / "shim.cuh").write_text(_HELPERS, encoding="utf-8")
+    (tmp_path / "csrc" / "kernel.cu").write_text(
+        "#include \"shim.cuh\"\n__global__ void k(float* y) {\n  y[0] = reduce_used(y[0]);\n}\n", encoding="utf-8")
+    report = scan_tree(tmp_path, kb, jobs=1, cache_dir=tmp_path / "cache")
+    masks = [f for f in report.findings if f.code == "scan.kernel.full_warp_mask"]
+    assert [f.location for f in masks] == ["csrc/shim.cuh:14"] and "lines" not in masks[0].evidence
+    notes = [f for f in report.findings if f.code == "scan.kernel.unused_lane_helper"]
+    assert [(f.location, f.severity.value, f.evidence["detail"]) for f in notes] == [
+        ("csrc/shim.cuh:8", "info", "reduce_unused")]
+    (tmp_path / "csrc" / "other.cu").write_text("#include \"shim.cuh\"\nfloat f(float* x) { return reduce_unused(x, "
+                                                "1.f); }\n", encoding="utf-8")
+    again = scan_tree(tmp_path, kb, jobs=1, cache_dir=tmp_path / "cache")
+    assert not any(f.code == "scan.kernel.unused_lane_helper" for f in again.findings)
+
+
+def test_the_function_around_a_line_is_the_outermost_one() -> None:
+    from gpuready.scanner.cfamily import enclosing_functions
+
+    lines = ["namespace a {", "template <typename T, int N = sizeof(T)>", "__device__ void __launch_bounds__(256)",
+             "outer(T x) {", "  auto f = [&](int i) {", "    if (i) { x += i; }", "  };", "}", "struct S {",
+             "  __device__ int m() const { return 1; }", "};", "}"]
+    assert enclosing_functions(lines, {5, 6, 10}) == {5: ("outer", 4), 6: ("outer", 4), 10: ("m", 10)}
+    unbalanced = ["#ifdef X", "void f() {", "#else", "void g() {", "#endif", "  y();", "}"]
+    assert enclosing_functions(unbalanced, {6}) == {}
