@@ -394,3 +394,20 @@ def test_torch_seeing_a_gpu_without_its_build_is_a_warning_not_ready() -> None:
     assert [d.name.value for d in fingerprint.devices] == ["NVIDIA GeForce RTX 4090"]
     findings = judge(fingerprint, load_dataset())
     assert "unknown.torch_build" in {f.code for f in findings}
+
+
+def test_a_line_of_repeated_vendor_words_is_read_in_linear_time() -> None:
+    """The GPU-mention pattern spelled AMD and amd (NVIDIA, Nvidia and nvidia ...) as separate choices under
+    IGNORECASE: each repeated word doubled the paths, and 25 repetitions of "AMD " took ~50 s. Each word is spelled
+    once now; a 2,000-character line of them (the most a line rule reads) must not hang."""
+    import threading
+
+    from gpuready.probe.paste.clues import gpu_mentions
+
+    lines = [("AMD " * 500)[:2000], ("nvidia Sapphire " * 130)[:2000], ("NVIDIA GeForce RTX " * 105)[:2000]]
+    done: list[bool] = []
+    worker = threading.Thread(target=lambda: done.extend(list(gpu_mentions(line)) == [] for line in lines),
+                              daemon=True)
+    worker.start()
+    worker.join(timeout=20)
+    assert done == [True, True, True]

@@ -172,9 +172,10 @@ _QUESTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IG
 _DISTRO = re.compile(r"\b(Ubuntu|Debian|Fedora|RHEL|Red Hat|Rocky|AlmaLinux|CentOS|openSUSE|SLES|SUSE|Arch|Manjaro|"
                      r"Mint|Pop!_OS|Gentoo|NixOS|Windows|WSL2?|Oracle Linux|Azure Linux|Kali|EndeavourOS|CachyOS|"
                      r"macOS|Linux)\b", re.IGNORECASE)
-_GPU_PREFIX = (r"(?:(?:AMD|NVIDIA|Nvidia|nvidia|amd|ASUS|GIGABYTE|Gigabyte|MSI|Sapphire|SAPPHIRE|XFX|PowerColor|"
-               r"Zotac|EVGA)\s+)*")
-_GPU_FAMILY = (r"(?:(?:Radeon(?:\(TM\))?|Instinct|FirePro|GeForce|Tesla|Quadro|TITAN|Titan)\s*(?:PRO\s+|Pro\s+)?"
+_GPU_PREFIX = r"(?:(?:AMD|NVIDIA|ASUS|GIGABYTE|MSI|Sapphire|XFX|PowerColor|Zotac|EVGA)\s+)*"
+"""Vendor and board-maker words before a GPU's name; each spelled once (the pattern ignores case: two spellings of
+one word made every repeated word a choice of two, exponential on "AMD AMD AMD ...")."""
+_GPU_FAMILY = (r"(?:(?:Radeon(?:\(TM\))?|Instinct|FirePro|GeForce|Tesla|Quadro|TITAN)\s*(?:PRO\s+)?"
                r"(?:RX\s*|RTX\s*|GTX\s*|VII\b)?)")
 _GPU_MODEL = (r"(?:RX\s?\d{3,4}M?(?:\s?(?:XTX|XT|GRE|S))?|MI-?\d{2,3}[A-Z]?|W\d{4}|\d{3,4}\s?(?:XTX|XT)|"
               r"RTX\s?\d{4}D?(?:\s?(?:Ti|SUPER))?|GTX\s?\d{3,4}|[AHBLVPT]\d{2,3}[A-Z]?(?:-\w+)?|M\d{2}|\d{3}M|"
