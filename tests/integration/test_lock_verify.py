@@ -14,11 +14,11 @@ pytest.importorskip("torch")
 
 
 def test_lock_records_baselines_and_verify_re_runs_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The flow, not the speed: the threshold (a 51x slowdown) is far past what a loaded CI machine does to the
-    re-run; that a real slowdown is caught is tested with recorded numbers (tests/unit/pinning)."""
+    """The flow, not the speed: the threshold (a 10x slowdown, near the largest allowed) is far past what a loaded CI
+    machine does to the re-run; that a real slowdown is caught is tested with recorded numbers (tests/unit/pinning)."""
     path = tmp_path / "gpuready.lock"
     code = main(["lock", "--checks", "quick", "--bench", "mlp", "--bench-steps", "15", "--device", "cpu",
-                 "--threshold", "50", "--model", "mlp", "-o", str(path)])
+                 "--threshold", "9", "--model", "mlp", "-o", str(path)])
     assert code == 0, capsys.readouterr().err
     lock = read_lock(path)
     assert lock.checks and all(status in ("pass", "skip") for status in lock.checks.values())

@@ -130,9 +130,13 @@ _NOT_A_NAME = frozenset({"if", "for", "while", "switch", "catch", "return", "siz
                          "__align__", "alignof", "operator", "throw", "requires"})
 
 
+_KERNEL = "\0kernel"
+
+
 def enclosing_functions(lines: Sequence[str], wanted: set[int]) -> dict[int, tuple[str, int]]:
     """For each wanted line (1-based) inside a function body: the function's name and the line its body opens on
-    (the outermost function: a lambda or a block inside it is part of it). Braces are counted on the code without
+    (the outermost function: a lambda or a block inside it is part of it); a line in a ``__global__`` kernel is in
+    none (a kernel is an entry point). Braces are counted on the code without
     comments; when they do not balance (a brace opened in both branches of an #if), nothing is said."""
     text = "\n".join(lines)
     starts = [0]
@@ -149,6 +153,8 @@ def enclosing_functions(lines: Sequence[str], wanted: set[int]) -> dict[int, tup
                 header = _TEMPLATE_HEAD.sub(" ", text[boundary:position])
                 if not _CONTAINER.search(header) and not header.rstrip().endswith(("=", ",", "(", "[")):
                     name = next((m.group(1) for m in _CALLED.finditer(header) if m.group(1) not in _NOT_A_NAME), "")
+                    if name and "__global__" in header:
+                        name = _KERNEL  # an entry point the host launches, from C++ or from Python: never unused
             stack.append((name, bisect_right(starts, position)))
         elif token.group() == "}":
             if not stack:
@@ -161,6 +167,8 @@ def enclosing_functions(lines: Sequence[str], wanted: set[int]) -> dict[int, tup
         return {}
     found: dict[int, tuple[str, int]] = {}
     for first, last, name, opened in spans:
+        if name == _KERNEL:
+            continue
         for number in wanted:
             if first <= number <= last:
                 found[number] = (name, opened)

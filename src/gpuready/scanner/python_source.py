@@ -80,6 +80,7 @@ _LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 
 
 _STATEMENT_FIELDS = ("body", "orelse", "handlers", "finalbody", "cases")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _HOLDERS = (ast.stmt, ast.Module, ast.excepthandler, ast.match_case)
 """What holds statements, and where (an expression's ``body``, a lambda's or an ``x if c else y``'s, holds none)."""
 
@@ -114,10 +115,10 @@ class _Visitor(ast.NodeVisitor):
     def trigger_lines(self) -> list[int]:
         """The lines (1-based) that hold a word some rule needs, found once per file."""
         if self._trigger_lines is None:
-            self._lines = self.text.split("\n")
-            starts = [0]
-            for line in self._lines:
-                starts.append(starts[-1] + len(line) + 1)
+            breaks = list(_LINE_BREAK.finditer(self.text))  # as the parser counts lines: \r\n, \r or \n
+            starts = [0, *(m.end() for m in breaks)]
+            self._lines = [self.text[start:end] for start, end in zip(starts, [*(m.start() for m in breaks),
+                                                                               len(self.text)], strict=True)]
             self._trigger_lines = sorted({bisect_right(starts, m.start())
                                           for m in _STATEMENT_TRIGGERS.finditer(self.text)})
         return self._trigger_lines

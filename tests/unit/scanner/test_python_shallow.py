@@ -83,3 +83,12 @@ def test_a_name_bound_to_a_capability_or_a_loader_makes_a_later_line_worth_a_dee
     rules = [(rule, line) for rule, line, *_ in _hits(text) or []]
     assert ("python.capability_gate", 3) in rules
     assert ("python.cpp_extension_cuda", 6) in rules
+
+
+def test_lone_carriage_returns_count_as_line_breaks_as_the_parser_counts_them() -> None:
+    """A lone ``\\r`` (old Mac line ends, or one stray in a comment) is a line break to the parser: the lines that
+    hold rule words are counted the same way, so no statement is walked shallow by mistake."""
+    for text in ("import torch\nx = 1  # a\rb\nif x:\n    v = torch.version.cuda\n",
+                 "import os\rx = 1\rif x:\r    y = os.environ['CUDA_HOME']\r"):
+        assert _hits(text) == _deep(text)
+        assert any(rule.startswith("python.") for rule, *_ in _hits(text) or [])

@@ -290,5 +290,7 @@ def test_the_function_around_a_line_is_the_outermost_one() -> None:
              "outer(T x) {", "  auto f = [&](int i) {", "    if (i) { x += i; }", "  };", "}", "struct S {",
              "  __device__ int m() const { return 1; }", "};", "}"]
     assert enclosing_functions(lines, {5, 6, 10}) == {5: ("outer", 4), 6: ("outer", 4), 10: ("m", 10)}
+    kernel = ["__global__ void k(float* x) {", "  x[0] = __shfl_xor_sync(0xffffffff, x[0], 1);", "}"]
+    assert enclosing_functions(kernel, {2}) == {}
     unbalanced = ["#ifdef X", "void f() {", "#else", "void g() {", "#endif", "  y();", "}"]
     assert enclosing_functions(unbalanced, {6}) == {}

@@ -90,13 +90,18 @@ def no_gpu(context: Context) -> Iterator[Finding]:
                       "there may still be one.", evidence={"failed": failed},
                       remedy="fix the failures above, then run gpuready doctor again")
         return
-    if fp.sections and any(f.accelerator_available.value is True for f in fp.frameworks):
-        working = next(f.name for f in fp.frameworks if f.accelerator_available.value is True)
-        yield finding("unknown.devices", Severity.WARN, f"{working} reports a GPU, but the paste does not name it "
-                      "(a listing cut off, or none pasted): which GPU it is, and whether the stack supports it, is "
-                      "unknown.", evidence={"source": fp.origin, "framework": working},
-                      remedy="ask for `rocminfo` (AMD) or `nvidia-smi` (NVIDIA) output, or `gpuready doctor` on the "
-                             "machine")
+    working = next((f.name for f in fp.frameworks if f.accelerator_available.value is True), None)
+    if fp.sections and working:
+        listing = next((n.kind for n in fp.sections if n.kind in LISTING_KINDS), None)
+        message = (f"{working} reports a GPU, but the paste's {listing} output shows none: the two come from "
+                   "different machines, containers or times, or the listing is cut off; whether this machine has a "
+                   "usable GPU is unknown." if listing else
+                   f"{working} reports a GPU, but the paste does not name it: which GPU it is, and whether the stack "
+                   "supports it, is unknown.")
+        yield finding("unknown.devices", Severity.WARN, message,
+                      evidence={"source": fp.origin, "framework": working, "listing": listing or ""},
+                      remedy="ask for `rocminfo` (AMD) or `nvidia-smi` (NVIDIA) output from the same machine and "
+                             "environment as the framework's, or `gpuready doctor` on the machine")
         return
     if fp.sections and not any(n.kind in LISTING_KINDS for n in fp.sections):
         yield finding("unknown.devices", Severity.WARN, "The paste does not list the GPUs (no rocminfo, amd-smi, "

@@ -86,6 +86,14 @@ def _printed_label(match: re.Match[str]) -> Iterator[Found]:
         yield field, fitted.group(1)
 
 
+def _lspci(match: re.Match[str]) -> Iterator[Found]:
+    """A display controller lspci lists: one GPU each (``Navi 31 [Radeon RX 7900 XT/7900 XTX]``); a bare PCI id
+    (``Device 7550``) names none."""
+    name = re.sub(r"(?:\s+\[[0-9a-f]{4}:[0-9a-f]{4}\])?(?:\s+\(rev [0-9a-f]{2}\))?\s*$", "", match.group(1))
+    if not re.fullmatch(r"Device [0-9a-f]{4}", name):
+        yield "gpu.pci", name
+
+
 def _jax_device(match: re.Match[str]) -> Iterator[Found]:
     """A JAX device as printed: ``CudaDevice(id=0)``, or newer JAX's ``cuda(id=0)`` / ``rocm(id=1)``."""
     platform = match.group(1)
@@ -169,6 +177,11 @@ _QUESTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IG
     (r"\b(?:PyTorch|torch)\b", "torch.version"),
 ))
 """An issue form's question, where no label matches it whole: ``What GPU / hardware type are you using?``."""
+_ASKS_NOW = re.compile(r"(?i)^(?:what|which)\b(?!.*\b(?:before|previous|previously|upgraded?|from|old|last|"
+                       r"other|else|also|tried|expect\w*)\b).*\b(?:using|use|have|run|running|installed|is|are|"
+                       r"version)\b.*\?$")
+"""A question about the setup as it is (``Which GPU are you using?``), not another one (``What ROCm version did
+you upgrade from?``)."""
 _DISTRO = re.compile(r"\b(Ubuntu|Debian|Fedora|RHEL|Red Hat|Rocky|AlmaLinux|CentOS|openSUSE|SLES|SUSE|Arch|Manjaro|"
                      r"Mint|Pop!_OS|Gentoo|NixOS|Windows|WSL2?|Oracle Linux|Azure Linux|Kali|EndeavourOS|CachyOS|"
                      r"macOS|Linux)\b", re.IGNORECASE)
@@ -247,8 +260,8 @@ def labelled(label: str, value: str) -> Iterator[Found]:
     if numbered and looks_like_gpu(value):  # "GPU 0: AMD Radeon VII (gfx906)": one line per device, as a tool lists
         yield from _gpu_text(value)
         return
-    asked = next((field for pattern, field in _QUESTIONS if pattern.search(label)), None) if label.endswith(
-        "?") and not any(pattern.fullmatch(label) for pattern, _ in _LABELS) else None
+    asked = next((field for pattern, field in _QUESTIONS if pattern.search(label)), None) if _ASKS_NOW.match(
+        label) and not any(pattern.fullmatch(label) for pattern, _ in _LABELS) else None
     for pattern, field in _LABELS if asked is None else ((re.compile(re.escape(label)), asked),):
         if not pattern.fullmatch(label):
             continue
@@ -284,6 +297,19 @@ def labelled(label: str, value: str) -> Iterator[Found]:
 
 def _label_line(match: re.Match[str]) -> Iterator[Found]:
     yield from labelled(match.group("label"), match.group("value"))
+
+
+def _table_line(match: re.Match[str]) -> Iterator[Found]:
+    """A two-column Markdown table row, where tables also hold timings and counts (``| GPU | 14.2 s |``): a version
+    only when the cell is one, a GPU only when the cell names one."""
+    value = match.group("value").strip(" *`")
+    for found in labelled(match.group("label"), value):
+        if found[0].startswith("gpu.") and not looks_like_gpu(value):
+            continue
+        if found[0] not in ("host.os", "host.cpu", "host.kernel") and not found[0].startswith("gpu.") and not (
+                re.fullmatch(r"(?i)(?:rocm|cuda|python|torch)?\s*v?\d+(?:\.\d+)+[\w.+\-]*", value)):
+            continue
+        yield found
 
 
 _OS_LINE = re.compile(r"^(?:Linux\s+)?(Ubuntu|Debian|Fedora|RHEL|Red Hat Enterprise Linux|Rocky Linux|AlmaLinux|CentOS|"
@@ -427,7 +453,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"name='([^']+)'.*?gcnArchName='(gfx[0-9a-f]+)", _many(("gpu.name", 1), ("gpu.arch", 2))),
     (r"\b(Cuda|Rocm|Gpu|Cpu|cuda|rocm|gpu|cpu)(?:Device)?\(id=(\d+)\)", _jax_device, "(id="),
     (r"^\s*(?P<expr>torch\.__version__|torch\.version\.(?:hip|cuda)|torch\.cuda\.is_available\(\s*\)|"
-     r"torch\.cuda\.get_device_name\(\s*\w*\s*\))\s*[:=]\s*(?P<value>\S.*?)\s*$", _printed_label, ("torch.",)),
+     r"torch\.cuda\.get_device_name\(\s*\w*\s*\))\s*[:=]\s*(?P<value>\S.*)", _printed_label, ("torch.",)),
     (r"^jax:\s+(\d\S*)", _one("jax.version"), "jax:"),
     (r"^device info:\s*(?P<kind>.+?)-(?P<count>\d+),\s*\d+ local devices", _jax_device_info, "device info:"),
     (r"^jaxlib:\s+(\d\S*)", _one("jaxlib.version")),
@@ -462,14 +488,16 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^ROCm version: \((\d+), (\d+)\)\s*$", lambda m: iter([("torch.hip", f"{m.group(1)}.{m.group(2)}")])),
     (r"^\[Crystools INFO\] CPU: (.+?) - Arch: \S+(?: - OS: (.+?))?\s*$", _many(("host.cpu", 1), ("host.os", 2))),
     (r"Device \d+: (.+?), (?:compute capability|gfx)", _one("gpu.name")),
-    (r"^Vulkan\d+: (.+?) \([^)]*\) \| uma", _one("gpu.name"), "vulkan"),
-    # llama.cpp's newer Vulkan line: "ggml_vulkan: 0 = AMD Radeon Graphics (RADV GFX1151) (radv) | uma: 1"
-    (r"^ggml_vulkan: \d+ = (.+?) \((?:RADV (GFX\d{3,4}[A-Z]?)|[^)]*)\)", _many(("gpu.name", 1), ("gpu.arch", 2)),
-     "ggml_vulkan"),
+    (r"^Vulkan\d+: (?!llvmpipe|lavapipe|SwiftShader)((?:[^()]|\((?:TM|R)\))+?) \([^)]*\) \| uma", _one("gpu.name"),
+     "vulkan"),
+    # llama.cpp's newer Vulkan line: "ggml_vulkan: 0 = AMD Radeon Graphics (RADV GFX1151) (radv) | uma: 1" (Mesa's
+    # llvmpipe / lavapipe are the CPU rendering: no GPU)
+    (r"^ggml_vulkan: \d+ = (?!llvmpipe|lavapipe|SwiftShader)((?:[^()]|\((?:TM|R)\))+?) "
+     r"\((?:RADV (GFX\d{3,4}[A-Z]?)|[^)]*)\)",
+     _many(("gpu.name", 1), ("gpu.arch", 2)), "ggml_vulkan"),
     # lspci: "VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 14 [Radeon RX 5500] (rev c5)"
     (r"\b(?:VGA compatible controller|3D controller|Display controller)(?: \[[0-9a-f]{4}\])?: "
-     r"(?:Advanced Micro Devices, Inc\. \[AMD/ATI\]|NVIDIA Corporation) (.+?)(?: \[[0-9a-f]{4}:[0-9a-f]{4}\])?"
-     r"(?: \(rev [0-9a-f]{2}\))?\s*$", lambda m: iter([("gpu.named", m.group(1), 1)]), "controller"),
+     r"(?:Advanced Micro Devices, Inc\. \[AMD/ATI\]|NVIDIA Corporation) (.+)", _lspci, "controller"),
     # clinfo --list: " `-- Device #0: gfx1033"
     (r"\bDevice #\d+: (gfx[0-9a-f]{3,4})\b", _one("gpu.arch"), "device #"),
     (r"ggml_cuda_init: found \d+ (ROCm|CUDA) devices", _one("gpu.library")),
@@ -524,7 +552,7 @@ _FALLBACK: tuple[tuple[Rule, int], ...] = (
                  r"\s*(?:[:：=]|\.{3,})\s*"
                  r"(?P<value>\S.*)$"), _label_line), LABELLED),
     ((re.compile(r"^\s*\|\s*\**(?P<label>[A-Za-z][A-Za-z0-9 /\-]{0,40}?)\**\s*\|\s*(?P<value>[^|]*?\S)\s*\|\s*$"),
-      _label_line), LABELLED),  # a Markdown table of two columns: "| ROCm | 4.1.1 |"
+      _table_line), LABELLED),  # a Markdown table of two columns: "| ROCm | 4.1.1 |"
     ((re.compile(r"^[\s*\-•]*[A-Za-z0-9][^:=]{0,58}$"), _short_fact), SHORT),
 )
 """Lines a person typed, tried only where no tool rule matched: ``Label: value`` and a bare fact."""

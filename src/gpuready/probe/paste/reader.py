@@ -183,6 +183,12 @@ def _devices(found: dict[str, list[Clue]], labels: dict[int, str],
         return tuple(_device(i, listed[i] if i < len(listed) else None,
                              archs[i] if i < len(archs) else (archs[0] if len(archs) == 1 else None), labels)
                      for i in range(count))
+    pci = sorted({c.line: c for c in found.get("gpu.pci", []) if not _cut_short(c.value)}.values(),
+                 key=lambda c: c.line)  # two lines of one model are two GPUs
+    if pci:  # lspci's display controllers: one GPU each; a gfx target only where the counts pair them
+        archs = tool_archs or archs
+        paired = archs if len(archs) == len(pci) else archs[:1] if len(pci) == 1 else []
+        return tuple(_device(i, clue, paired[i] if i < len(paired) else None, labels) for i, clue in enumerate(pci))
     named = sorted((c for c in found.get("gpu.named", []) if not _is_cpu_name(c.value) and not _cut_short(c.value)),
                    key=lambda c: (c.rank, c.line))
     if not named:
