@@ -226,11 +226,9 @@ def test_the_word_tree_finds_a_line_with_any_of_its_words(words: set[str], line:
     """The tree-shaped pattern says "a word is here" exactly where a plain test of every word does."""
     import re
 
-    from gpuready.probe.paste.prefilter import any_word, word_trie
+    from gpuready.probe.paste.prefilter import word_trie
 
     assert (re.search(word_trie(words), line) is not None) == any(w in line for w in words)
-    pattern = any_word(sorted(words))
-    assert pattern is not None and (pattern.search(line) is not None) == any(w in line for w in words)
 
 
 HOLDOUT = Path(__file__).parents[2] / "fixtures" / "pastes-holdout"
@@ -261,10 +259,12 @@ def test_lines_with_a_match_are_found_over_the_joined_text(lines: list[str]) -> 
     line's length."""
     import re
 
-    from gpuready.probe.paste.prefilter import lines_with
+    from gpuready.probe.paste.prefilter import JoinedLines, lines_with_any
 
     pattern = re.compile(r"b x|i̇|:")
-    assert list(lines_with(pattern, lines)) == [i for i, line in enumerate(lines) if pattern.search(line.lower())]
+    expected = [i for i, line in enumerate(lines) if pattern.search(line.lower())]
+    assert list(JoinedLines.of(lines).where(pattern)) == expected
+    assert sorted(lines_with_any(["b x", "i̇", ":"], lines)) == expected
 
 
 _PASTE_ALPHABET = st.sampled_from(["$ ", "# ", "> ", ">>> ", "```", "~~~", "<details>", "</details>", "rocminfo",

@@ -27,13 +27,6 @@ def required_word(pattern: str) -> str:
     return max(words, key=len).lower() if words else ""
 
 
-def any_word(words: list[str] | tuple[str, ...]) -> re.Pattern[str] | None:
-    """One pattern that finds whether a lower-cased line holds any of ``words`` (None when there are none): a line
-    without any is skipped by every rule those words gate."""
-    distinct = {w for w in words if w}
-    return re.compile(word_trie(distinct)) if distinct else None
-
-
 _Tree = dict[str, "_Tree"]
 """Words by their next character; an empty key marks where a word ends."""
 
@@ -56,13 +49,6 @@ def word_trie(words: set[str] | frozenset[str]) -> str:
         return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
     return pattern(tree)
-
-
-def lines_with(pattern: re.Pattern[str], lines: Sequence[str], lowered: bool = True) -> Iterator[int]:
-    """The index of each line in which ``pattern`` (one that never matches a line break) finds something, searched
-    over the lines joined (lower-cased when ``lowered``): one search per line that holds a match, none for the
-    others, where a loop over the lines would pay Python's cost on every one."""
-    return JoinedLines.of(lines, lowered).where(pattern)
 
 
 def lines_with_any(words: Sequence[str], lines: Sequence[str], lowered: bool = True) -> set[int]:
