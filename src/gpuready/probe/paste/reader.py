@@ -478,8 +478,9 @@ def read_paste(text: str, origin: str) -> Fingerprint:
                 if kind in ("rocm-version-file", "unrecognised") or c.field != "stack.rocm_file"]
         if section.command:
             here.extend(printed(section.command, section.lines, section.first))
-        seen = [*errors_in(command, section.command_line, kind, hints), *errors_in(section.lines, section.first, kind,
-                                                                                    hints)]
+        shown = "text" if kind == "unrecognised" else kind  # a section with an error line in it is text read
+        seen = [*errors_in(command, section.command_line, shown, hints), *errors_in(section.lines, section.first, shown,
+                                                                                     hints)]
         for clue in here:
             labels[clue.line] = label
         if structured is not None:
