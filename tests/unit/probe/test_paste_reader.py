@@ -347,6 +347,7 @@ def test_a_command_followed_by_blank_lines_keeps_its_own_line() -> None:
     ([" `-- Device #0: gfx1033"], "gpu.arch", "gfx1033"),
     (["| ROCm     | 4.1.1      |"], "stack.rocm", "4.1.1"),
     (["torch.__version__: 2.6.0+cu124"], "torch.version", "2.6.0+cu124"),
+    (["jax.__version__ = 0.4.31"], "jax.version", "0.4.31"),
     (["torch.version.hip: None", "CUDA available: False"], "torch.available", "False"),
     (["jax.devices (10 total, 10 local): [cuda(id=0) cuda(id=1)]"], "jax.device", "CudaDevice(id=0)"),
     (["### What GPU / hardware type are you using?", "", "Gigabyte GeForce RTX 3080 VISION OC 10G (rev. 2.0)"],

@@ -67,23 +67,43 @@ def _torch_variant(match: re.Match[str]) -> Iterator[tuple[str, str]]:
         yield "torch.available", match.group("available")
 
 
-_PRINTED_FIELDS = {"torch.__version__": ("torch.version", "version"), "torch.version.hip": ("torch.hip", "version"),
-                   "torch.version.cuda": ("torch.cuda", "version"), "torch.cuda.is_available()": ("torch.available",
-                                                                                                  "bool")}
+_PRINTED: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), f, shape) for p, f, shape in (
+    (r"^torch\.__version__$", "torch.version", "version"),
+    (r"^torch\.version\.hip$", "torch.hip", "version"),
+    (r"^torch\.version\.cuda$", "torch.cuda", "version"),
+    (r"^torch\.cuda\.is_available\(\)$", "torch.available", "bool"),
+    (r"^torch\.cuda\.get_device_name\(\s*\w*\s*\)$", "gpu.name", "gpu"),
+    (r"^jax\.__version__$", "jax.version", "version"),
+    (r"^jaxlib\.__version__$", "jaxlib.version", "version"),
+    (r"^(?:sys\.version|platform\.python_version\(\))$", "host.python", "version"),
+))
+"""Python expressions people print, with the field each shows and the shape its value has."""
+_SHAPES = {"version": re.compile(r"^'?(\d+\.\d+[\w.+\-]*)'?"), "bool": re.compile(r"^(True|False)$")}
+
+
+def printed_field(expression: str) -> tuple[str, str] | None:
+    """The field a printed expression shows and its value's shape (``torch.__version__`` -> torch.version, a
+    version), or None."""
+    expression = re.sub(r"\s+", "", expression)
+    return next(((field, shape) for pattern, field, shape in _PRINTED if pattern.match(expression)), None)
+
+
+def fitted(value: str, shape: str) -> str | None:
+    """A printed value when it has the shape its expression promises (a traceback printed instead is none)."""
+    if shape == "gpu":
+        value = value.strip().strip("'\"")  # a REPL shows a string with its quotes
+        return value if looks_like_gpu(value) else None
+    match = _SHAPES[shape].match(value)
+    return match.group(1) if match else None
 
 
 def _printed_label(match: re.Match[str]) -> Iterator[Found]:
     """A script's own labels are the expressions it prints: ``torch.__version__: 2.6.0+cu124``,
     ``torch.cuda.get_device_name(0) = 'AMD Radeon VII'``; a value is taken where its shape fits."""
-    expression, value = re.sub(r"\s+", "", match.group("expr")), match.group("value").strip().strip("'\"")
-    if expression.startswith("torch.cuda.get_device_name"):
-        if looks_like_gpu(value):
-            yield "gpu.name", value
-        return
-    field, shape = _PRINTED_FIELDS[expression]
-    fitted = re.match(r"^v?(\d+\.\d+[\w.+\-]*)$" if shape == "version" else r"^(True|False)$", value)
-    if fitted:
-        yield field, fitted.group(1)
+    known = printed_field(match.group("expr"))
+    value = fitted(match.group("value").strip(), known[1]) if known else None
+    if known and value is not None:
+        yield known[0], value
 
 
 def _lspci(match: re.Match[str]) -> Iterator[Found]:
@@ -452,8 +472,8 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      _torch_variant, ("+rocm", "+cu", "+cpu")),
     (r"name='([^']+)'.*?gcnArchName='(gfx[0-9a-f]+)", _many(("gpu.name", 1), ("gpu.arch", 2))),
     (r"\b(Cuda|Rocm|Gpu|Cpu|cuda|rocm|gpu|cpu)(?:Device)?\(id=(\d+)\)", _jax_device, "(id="),
-    (r"^\s*(?P<expr>torch\.__version__|torch\.version\.(?:hip|cuda)|torch\.cuda\.is_available\(\s*\)|"
-     r"torch\.cuda\.get_device_name\(\s*\w*\s*\))\s*[:=]\s*(?P<value>\S.*)", _printed_label, ("torch.",)),
+    (r"^\s*(?P<expr>(?:torch|jax|jaxlib)\.[\w.]+(?:\(\s*\w*\s*\))?)\s*[:=]\s*(?P<value>\S.*)", _printed_label,
+     ("torch.", "jax")),
     (r"^jax:\s+(\d\S*)", _one("jax.version"), "jax:"),
     (r"^device info:\s*(?P<kind>.+?)-(?P<count>\d+),\s*\d+ local devices", _jax_device_info, "device info:"),
     (r"^jaxlib:\s+(\d\S*)", _one("jaxlib.version")),
@@ -544,8 +564,9 @@ _BY_WORD = tuple((word, tuple(i for i, gate in enumerate(GATES) if isinstance(ga
 _BY_PATTERN = tuple((gate, tuple(i for i, other in enumerate(GATES) if other is gate))
                     for gate in dict.fromkeys(g for g in GATES if isinstance(g, re.Pattern)))
 """Each gate pattern once, with the rules it opens."""
-_UNGATED = tuple(RULES[i] for i, gate in enumerate(GATES) if gate == ())
-"""The rules tried on every line (none, so far: each has a gate)."""
+_UNGATED_AT = tuple(i for i, gate in enumerate(GATES) if gate == ())
+_UNGATED = tuple(RULES[i] for i in _UNGATED_AT)
+"""The rules tried on every line (none, so far: a test holds that each has a gate)."""
 
 _FALLBACK: tuple[tuple[Rule, int], ...] = (
     ((re.compile(r"^[\s>*\-•]*\**\"?(?P<label>[A-Za-z][A-Za-z0-9 /\-]{0,40}?)\"?\**(?:\s*\(e\.g\.?,?[^)]{0,30}\))?"
@@ -662,8 +683,7 @@ class LineGates:
         for index, found in opened.items():
             key = tuple(found)
             if key not in chosen:
-                ungated = [i for i, gate in enumerate(GATES) if gate == ()]
-                chosen[key] = tuple(RULES[i] for i in sorted({*found, *ungated}))
+                chosen[key] = tuple(RULES[i] for i in sorted({*found, *_UNGATED_AT}))
             rules[first_line + index] = chosen[key]
         return cls(rules, frozenset(first_line + i for word in _MAYBE_HEADING for i in lowered.where_word(word)),
                    frozenset(first_line + i for word in _MAYBE_LABEL for i in lowered.where_word(word)))

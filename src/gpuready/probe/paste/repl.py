@@ -9,23 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpuready.probe.paste.clues import Clue, looks_like_gpu
-
-_EXPRESSIONS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), f, shape) for p, f, shape in (
-    (r"^torch\.__version__$", "torch.version", "version"),
-    (r"^torch\.version\.hip$", "torch.hip", "version"),
-    (r"^torch\.version\.cuda$", "torch.cuda", "version"),
-    (r"^torch\.cuda\.is_available\(\)$", "torch.available", "bool"),
-    (r"^torch\.cuda\.get_device_name\(\s*\w*\s*\)$", "gpu.name", "gpu"),
-    (r"^jax\.__version__$", "jax.version", "version"),
-    (r"^jaxlib\.__version__$", "jaxlib.version", "version"),
-    (r"^(?:sys\.version|platform\.python_version\(\))$", "host.python", "version"),
-))
-_SHAPES = {
-    "version": re.compile(r"^'?(\d+\.\d+[\w.+\-]*)'?"),
-    "bool": re.compile(r"^(True|False)$"),
-}
-
+from gpuready.probe.paste.clues import Clue, fitted, printed_field
 
 _OUT = re.compile(r"^Out\[\d+\]:\s*")
 """IPython's mark before a printed value."""
@@ -60,32 +44,16 @@ def _arguments(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
-def _field(expression: str) -> tuple[str, str] | None:
-    expression = re.sub(r"\s+", "", expression)
-    for pattern, field, shape in _EXPRESSIONS:
-        if pattern.match(expression):
-            return field, shape
-    return None
-
-
-def _fits(value: str, shape: str) -> str | None:
-    if shape == "gpu":
-        value = value.strip().strip("'\"")  # a REPL shows a string with its quotes
-        return value if looks_like_gpu(value) else None
-    match = _SHAPES[shape].match(value)
-    return match.group(1) if match else None
-
-
 def printed(command: str, output: tuple[str, ...], first_line: int) -> Iterator[Clue]:
     """The facts a command's output shows (``first_line`` is the number of ``output[0]`` in the paste)."""
-    fields = [_field(e) for e in _expressions(command)]
+    fields = [printed_field(e) for e in _expressions(command)]
     if not fields or not any(fields):
         return
     lines = [(first_line + i, _OUT.sub("", line.strip())) for i, line in enumerate(output) if line.strip()]
     if len(fields) == 1:
         field, shape = fields[0] or ("", "")
         for number, line in reversed(lines):  # warnings come first, the value last
-            value = _fits(line, shape)
+            value = fitted(line, shape)
             if value is not None:
                 yield Clue(field, value, number)
                 return
@@ -94,7 +62,7 @@ def printed(command: str, output: tuple[str, ...], first_line: int) -> Iterator[
         values = line.split()
         if len(values) == len(fields):
             for known, value in zip(fields, values, strict=True):
-                fitted = _fits(value, known[1]) if known else None
-                if known and fitted is not None:
-                    yield Clue(known[0], fitted, number)
+                taken = fitted(value, known[1]) if known else None
+                if known and taken is not None:
+                    yield Clue(known[0], taken, number)
             return
