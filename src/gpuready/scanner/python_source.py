@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import functools
 import re
 from bisect import bisect_left, bisect_right
 from typing import Any
@@ -86,7 +85,7 @@ _HOLDERS = (ast.stmt, ast.Module, ast.excepthandler, ast.match_case)
 
 
 class _Visitor(ast.NodeVisitor):
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, shallow: bool = False) -> None:
         self.hits: list[Hit] = []
         self.guard_depth = 0
         self.switch_depth = 0
@@ -106,9 +105,10 @@ class _Visitor(ast.NodeVisitor):
         self.text = text
         self.shallow_ifs: list[ast.If] = []
         """The ifs around a statement walked shallow, whose tests are read only when an import stands inside."""
-        self.shallow = False
-        """Walking a statement whose lines hold no word a rule needs: its statements only (imports and their
-        guards), not its expressions."""
+        self.shallow = shallow
+        """Walking a statement (or a whole file) whose lines hold no word a rule needs: its statements only
+        (imports and their guards), not its expressions."""
+        self._guards: dict[int, bool] = {}
         self._lines: list[str] = []
         self._trigger_lines: list[int] | None = None
 
@@ -212,7 +212,13 @@ class _Visitor(ast.NodeVisitor):
 
     @property
     def optional(self) -> bool:
-        return self.guard_depth > 0 or self.function_depth > 0 or any(map(_guards, self.shallow_ifs))
+        return self.guard_depth > 0 or self.function_depth > 0 or any(map(self._guarding, self.shallow_ifs))
+
+    def _guarding(self, node: ast.If) -> bool:
+        """Whether an if-test is a flag that guards the imports in its body (``if is_available():``), read once."""
+        if id(node) not in self._guards:
+            self._guards[id(node)] = bool(_FLAG.search(_test_text(node.test)))
+        return self._guards[id(node)]
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str) and len(node.value) < 300:
@@ -380,12 +386,6 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-@functools.lru_cache(maxsize=256)
-def _guards(node: ast.If) -> bool:
-    """Whether an if-test is a flag that guards the imports in its body (``if is_available():``)."""
-    return bool(_FLAG.search(_test_text(node.test)))
-
-
 def _cuda_sides(node: ast.If, test: str | None = None) -> tuple[bool, bool]:
     """Whether the body, and whether the else, of an if is a CUDA-only path (the test names one vendor)."""
     return _cuda_sides_of_test(node.test, test)
@@ -463,31 +463,11 @@ _STATEMENT_TRIGGERS = re.compile(_TRIGGERS.pattern + r"|Extension|generate-code|
 walked. More than the file's words: an ``Extension(...)`` call and every nvcc flag count here."""
 
 
-class _Statements(_Visitor):
-    """The visitor on statements only (imports and what guards them), not expressions: most files need no more."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.shallow = True  # the whole file
-
-    def generic_visit(self, node: ast.AST) -> None:
-        if isinstance(node, _HOLDERS):
-            for name in _STATEMENT_FIELDS:
-                for child in getattr(node, name, None) or ():
-                    self.visit(child)
-
-    def visit_If(self, node: ast.If) -> None:
-        super().visit_If(node)
-
-    def visit_Call(self, node: ast.Call) -> None:  # never reached from statements; kept for clarity
-        return None
-
-
 def analyse_python(text: str, filename: str = "<source>") -> list[Hit]:
     """Hits in one Python source; ``SyntaxError`` propagates (the caller reports and skips the file)."""
     tree = ast.parse(text, filename=filename)
-    visitor = _Visitor(text) if _TRIGGERS.search(text) else _Statements(text)
-    if isinstance(tree, ast.Module) and type(visitor) is _Visitor and visitor.tests_vendor:
+    visitor = _Visitor(text, shallow=not _TRIGGERS.search(text))  # no rule word at all: imports and guards only
+    if isinstance(tree, ast.Module) and not visitor.shallow and visitor.tests_vendor:
         visitor.cuda_only_functions = cuda_only_functions(tree)
     visitor.visit(tree)
     return visitor.hits
