@@ -442,3 +442,15 @@ def test_a_framework_seeing_a_gpu_that_a_full_listing_does_not_show_is_said_so()
             "  Device Type:             CPU\n")
     found = [f for f in judge(read_paste(text, "mixed"), load_dataset()) if f.code == "unknown.devices"]
     assert found and "rocminfo output shows none" in found[0].message
+
+
+def test_a_paste_showing_kfd_fail_to_open_is_not_also_called_unknown_access() -> None:
+    """rocminfo's "Unable to open /dev/kfd" is the access answer (a blocker); saying access is unknown beside it
+    contradicts it (seen trying h3-rocm-1318 as a new user)."""
+    text = ("$ rocminfo\nROCk module is loaded\nUnable to open /dev/kfd read-write: Cannot allocate memory\n"
+            "hsa api call failure at: /src/rocminfo/rocminfo.cc:1142\n"
+            "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.\n"
+            "$ lspci | grep VGA\n2f:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 14 "
+            "[Radeon RX 5500/5500M / Pro 5500M] (rev c5)\n")
+    codes = {f.code for f in judge(read_paste(text, "kfd"), load_dataset())}
+    assert "access.kfd_open_failed" in codes and "unknown.device_access" not in codes

@@ -131,6 +131,9 @@ def access_unknown(context: Context) -> Iterator[Finding]:
         return  # torch or JAX used the GPU, so its device nodes open
     if fp.access.user.status is FactStatus.OK:
         return
+    if any(n.name == "rocminfo" and n.fact.status is FactStatus.ERROR and ("/dev/kfd" in n.fact.detail or "HSA_STATUS"
+                                                                          in n.fact.detail) for n in fp.probes):
+        return  # the paste shows opening /dev/kfd failing: access.kfd_denied / kfd_open_failed say so
     yield finding("unknown.device_access", Severity.WARN,
                   f"The report ({fp.origin}) does not show whether the GPU device nodes can be opened, and no "
                   "framework showed it works.", evidence={"source": fp.origin},
