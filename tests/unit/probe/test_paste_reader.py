@@ -201,7 +201,7 @@ def test_the_word_gates_never_hide_a_match_in_the_real_pastes() -> None:
                 if match and list(take(match)) and not opens(gate, lowered):
                     hidden.append((pattern.pattern[:40], line[:60]))
             for word, pattern, _ in _flat():
-                if pattern.search(line) and (word and word not in lowered or not any(w in lowered for w in _HINT)):
+                if pattern.found(line) and (word and word not in lowered or not any(w in lowered for w in _HINT)):
                     hidden.append((pattern.pattern[:40], line[:60]))
     assert hidden == []
 
@@ -454,3 +454,72 @@ def test_a_paste_showing_kfd_fail_to_open_is_not_also_called_unknown_access() ->
             "[Radeon RX 5500/5500M / Pro 5500M] (rev c5)\n")
     codes = {f.code for f in judge(read_paste(text, "kfd"), load_dataset())}
     assert "access.kfd_open_failed" in codes and "unknown.device_access" not in codes
+
+
+def _caseless_patterns() -> list[object]:
+    from gpuready.probe.paste import clues as found_clues
+    from gpuready.probe.paste.errors import _flat
+
+    return [found_clues._GPU_WORDS_FOUND, found_clues._CPU_WORDS_FOUND, found_clues._SHORT_FACT_WORDS,
+            *(pattern for _, pattern, _ in _flat())]
+
+
+_CASE_ALPHABET = st.sampled_from(["RX 7900 XTX", "radeon", "MI250X", "Xeon", "E5-2680 v4", "ROCm", "Kernel", "Ubuntu",
+                                  "hipErrorNoBinaryForGpu", "Permission denied", "/dev/kfd", "No HIP GPUs",
+                                  "ſ", "ı", "İ", "K", "Segmentation fault", "libamdhip64.so", " ", "1", "a", "(", ")",
+                                  "gfx1100", "CUDA out of memory", "TORCH NOT COMPILED WITH CUDA ENABLED", "\t"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_CASE_ALPHABET, max_size=12).map("".join))
+def test_a_caseless_pattern_finds_what_the_pattern_with_its_flag_finds(text: str) -> None:
+    """The lower-cased copy of each case-insensitive pattern finds something in a text exactly where the pattern
+    does (ASCII text through the copy, other text through the pattern itself)."""
+    for caseless in _caseless_patterns():
+        assert caseless.found(text) == (caseless.pattern.search(text) is not None), caseless.pattern.pattern[:60]
+
+
+def test_a_caseless_pattern_agrees_on_every_line_of_the_real_pastes() -> None:
+    lines = [line for text in REAL for line in text.splitlines()]
+    patterns = _caseless_patterns()
+    disagree = [(c.pattern.pattern[:40], line[:60]) for c in patterns for line in lines  # type: ignore[attr-defined]
+                if c.found(line) != (c.pattern.search(line) is not None)]  # type: ignore[attr-defined]
+    assert disagree == []
+
+
+def test_a_pattern_is_lower_cased_with_its_escapes_and_group_names_kept() -> None:
+    from gpuready.probe.paste.prefilter import _lower_case
+
+    assert _lower_case(r"\bRX\s?\d{3}[A-Z]\S(?P<Name>x)(?P=Name)") == r"\brx\s?\d{3}[a-z]\S(?P<name>x)(?P=name)"
+    with pytest.raises(ValueError, match="cannot lower-case"):
+        _lower_case(r"\x41BC")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text("abc x:İ", max_size=10), max_size=20), st.lists(st.text("abc x:", min_size=1, max_size=4),
+                                                                        min_size=1, max_size=8))
+def test_words_found_through_a_shorter_word_are_the_lines_a_search_of_each_finds(lines: list[str],
+                                                                              words: list[str]) -> None:
+    """Looking for a word only in the lines that hold a shorter word it contains finds the same lines as looking
+    for it everywhere."""
+    from gpuready.probe.paste.prefilter import JoinedLines
+
+    joined = JoinedLines.of(lines)
+    found = joined.where_words(words)
+    assert found == {word: list(joined.where_word(word)) for word in words}
+    assert joined.where_any(words) == {i for i, line in enumerate(lines) if any(w in line.lower() for w in words)}
+
+
+def test_a_command_is_classified_by_its_pattern_whatever_its_case() -> None:
+    """The command patterns are tried on ASCII commands only after the word each needs; a command with a letter whose
+    case rules differ (the long s) is still read by the patterns themselves."""
+    from gpuready.probe.paste.reader import classify
+    from gpuready.probe.paste.segment import Section
+
+    def kind(command: str) -> str:
+        return classify(Section(1, 2, ("x",), command, False, 1))[0]
+
+    assert kind("ROCMINFO | grep gfx") == "rocminfo-fragment"
+    assert kind("sudo Rocm-SMI --showproductname") == "rocm-smi-text"
+    assert kind("python3 -m torch.utils.collect_env") == "collect-env"
+    assert kind("rocm-ſmi --json") == "rocm-smi"  # 'ſ' is an 's' to a case-insensitive pattern

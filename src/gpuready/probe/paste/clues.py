@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuready.probe.parse.kfd import normalise_gfx_name
-from gpuready.probe.paste.prefilter import JoinedLines, required_word, word_trie
+from gpuready.probe.paste.prefilter import Caseless, JoinedLines, required_word, word_trie
 
 _VERSION = r"\d+\.\d+(?:\.\d+)*(?:[.+\-~][\w.+\-]*)?"
 
@@ -164,9 +164,12 @@ _GPU_WORDS = re.compile(r"\b(Radeon|Instinct|MI-?\d{2,3}[A-Z]?|RX\s?\d{3,4}|Vega
 """Words that make a short text a GPU's name (AMD APUs also go by their code names: ``AMD Raven``)."""
 
 
+_GPU_WORDS_FOUND = Caseless.of(_GPU_WORDS)
+
+
 def looks_like_gpu(text: str) -> bool:
     """Whether a short text names a GPU (not a CPU)."""
-    return bool(_GPU_WORDS.search(text)) and len(text) <= 80 and not re.search(
+    return len(text) <= 80 and _GPU_WORDS_FOUND.found(text) and not re.search(
         r"\b(Ryzen|EPYC|Xeon|Core\(TM\)|Threadripper|Athlon)\b", text)
 
 
@@ -197,6 +200,11 @@ _QUESTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IG
     (r"\b(?:PyTorch|torch)\b", "torch.version"),
 ))
 """An issue form's question, where no label matches it whole: ``What GPU / hardware type are you using?``."""
+_ANY_LABEL = re.compile("|".join([
+    r"(?P<plugin>jax[-_](?:rocm|cuda)\d*[-_](?:plugin|pjrt))", r"(?P<numbered>gpu\s*#?\d{1,2})",
+    *(f"(?P<label{i}>{pattern.pattern})" for i, (pattern, _) in enumerate(_LABELS))]), re.IGNORECASE)
+"""Every label :func:`labelled` reads, one named group each: a JAX plugin's, a numbered GPU's, then ``_LABELS`` in
+their order (the first that matches whole wins)."""
 _ASKS_NOW = re.compile(r"(?i)^(?:what|which)\b(?!.*\b(?:before|previous|previously|upgraded?|from|old|last|"
                        r"other|else|also|tried|expect\w*)\b).*\b(?:using|use|have|run|running|installed|is|are|"
                        r"version)\b.*\?$")
@@ -252,10 +260,16 @@ def _named_gpu(value: str, explicit: bool) -> Iterator[Found]:
         yield "gpu.named", name, int(count.group(1) or count.group(2)) if count else 1
 
 
+_CPU_WORDS = re.compile(r"\b(Ryzen|EPYC|Xeon|Core i\d|Threadripper|Athlon|E[357][- ]?\d{4}\s?v?\d?|"
+                        r"\d+-Core Processor)\b|\bCore\(TM\)", re.IGNORECASE)
+
+
+_CPU_WORDS_FOUND = Caseless.of(_CPU_WORDS)
+
+
 def looks_like_cpu(text: str) -> bool:
     """Whether a short text names a CPU."""
-    return bool(re.search(r"\b(Ryzen|EPYC|Xeon|Core i\d|Threadripper|Athlon|E[357][- ]?\d{4}\s?v?\d?|"
-                          r"\d+-Core Processor)\b|\bCore\(TM\)", text, re.IGNORECASE))
+    return _CPU_WORDS_FOUND.found(text)
 
 
 _LTS = re.compile(r"\b\d{2}\.\d{2}(?:\.\d+)? LTS\b")
@@ -271,48 +285,53 @@ def labelled(label: str, value: str) -> Iterator[Found]:
     value = value.strip(" *_`").strip().rstrip(",").strip("\"'").strip()
     if not value or len(value) > 120 or value.lower() in ("n/a", "none", "no", "yes", "null", "-", "?"):
         return
-    plugin = re.fullmatch(r"(?i)jax[-_](?:rocm|cuda)\d*[-_](?:plugin|pjrt)", label)
-    version = re.match(r"^v?(\d+\.\d+(?:\.\d+)?[\w.+\-]*)$", value)
-    if plugin and version:  # "jax-rocm7-plugin: 0.9.1"
-        yield f"package.{label.lower().replace('_', '-')}", version.group(1)
+    known = _ANY_LABEL.fullmatch(label)  # one test for every label this reads; most labels are none of them
+    kind = next((name for name, text in known.groupdict().items() if text is not None), "") if known else ""
+    if kind == "plugin":  # "jax-rocm7-plugin: 0.9.1"
+        version = re.match(r"^v?(\d+\.\d+(?:\.\d+)?[\w.+\-]*)$", value)
+        if version:
+            yield f"package.{label.lower().replace('_', '-')}", version.group(1)
         return
-    numbered = re.fullmatch(r"(?i)gpu\s*#?\d{1,2}", label)
-    if numbered and looks_like_gpu(value):  # "GPU 0: AMD Radeon VII (gfx906)": one line per device, as a tool lists
-        yield from _gpu_text(value)
+    if kind == "numbered":  # "GPU 0: AMD Radeon VII (gfx906)": one line per device, as a tool lists
+        if looks_like_gpu(value):
+            yield from _gpu_text(value)
         return
-    asked = next((field for pattern, field in _QUESTIONS if pattern.search(label)), None) if _ASKS_NOW.match(
-        label) and not any(pattern.fullmatch(label) for pattern, _ in _LABELS) else None
-    for pattern, field in _LABELS if asked is None else ((re.compile(re.escape(label)), asked),):
-        if not pattern.fullmatch(label):
-            continue
-        if field == "host.os":
-            kernel = re.match(r"^Linux\s+(\d+\.\d+\.\d+-\S+)$", value)
-            if kernel:  # "OS: Linux 6.8.0-87-generic" names the kernel only
-                yield "host.kernel", kernel.group(1)
-            elif (_DISTRO.search(value) or _LTS.search(value)) and len(value) <= 60 and not _TRIPLE.match(value):
-                yield field, value
-        elif field == "gpu.name":
-            if not looks_like_cpu(value) or looks_like_gpu(value):
-                yield from _named_gpu(value, explicit=label.lower() not in ("device", "hardware", "card"))
-        elif field == "gpu.arch":
-            for target in re.findall(r"gfx[0-9a-f]{3,4}\b", value)[:1]:
-                yield field, normalise_gfx_name(target)
-            inside = re.match(r"^gfx[0-9a-f]{3,4}\s*\((.+)\)\s*$", value)
-            if inside and looks_like_gpu(inside.group(1)):
-                yield "gpu.named", inside.group(1).strip()
-        elif field == "host.cpu":
-            if not looks_like_gpu(value) or looks_like_cpu(value):
-                yield field, re.sub(r"\s*\(\d+\s*(?:cores?|threads?|CPUs?)\b[^)]*\)$", "", value, flags=re.IGNORECASE)
-        else:
-            if field.startswith("stack.") and re.match(r"(?i)rocm\b", value):
-                field = "stack.rocm"
-            elif field == "stack.rocm" and re.match(r"(?i)cuda\b", value):
-                field = "stack.cuda"
-            version = re.match(r"^v?(\d+\.\d+(?:\.\d+)?[\w.+\-]*)", re.sub(
-                r"^(?i:rocm|cuda|python|torch)\s*(?:==|=|v)?\s*", "", value))  # "torch==2.3.0+rocm6.0"
-            if version and not (field == "stack.nvidia_driver" and not re.match(r"\d{3}\.", version.group(1))):
-                yield field, version.group(1)
+    if kind:
+        field = _LABELS[int(kind.removeprefix("label"))][1]
+    elif _ASKS_NOW.match(label):
+        asked = next((field for pattern, field in _QUESTIONS if pattern.search(label)), None)
+        if asked is None:
+            return
+        field = asked
+    else:
         return
+    if field == "host.os":
+        kernel = re.match(r"^Linux\s+(\d+\.\d+\.\d+-\S+)$", value)
+        if kernel:  # "OS: Linux 6.8.0-87-generic" names the kernel only
+            yield "host.kernel", kernel.group(1)
+        elif (_DISTRO.search(value) or _LTS.search(value)) and len(value) <= 60 and not _TRIPLE.match(value):
+            yield field, value
+    elif field == "gpu.name":
+        if not looks_like_cpu(value) or looks_like_gpu(value):
+            yield from _named_gpu(value, explicit=label.lower() not in ("device", "hardware", "card"))
+    elif field == "gpu.arch":
+        for target in re.findall(r"gfx[0-9a-f]{3,4}\b", value)[:1]:
+            yield field, normalise_gfx_name(target)
+        inside = re.match(r"^gfx[0-9a-f]{3,4}\s*\((.+)\)\s*$", value)
+        if inside and looks_like_gpu(inside.group(1)):
+            yield "gpu.named", inside.group(1).strip()
+    elif field == "host.cpu":
+        if not looks_like_gpu(value) or looks_like_cpu(value):
+            yield field, re.sub(r"\s*\(\d+\s*(?:cores?|threads?|CPUs?)\b[^)]*\)$", "", value, flags=re.IGNORECASE)
+    else:
+        if field.startswith("stack.") and re.match(r"(?i)rocm\b", value):
+            field = "stack.rocm"
+        elif field == "stack.rocm" and re.match(r"(?i)cuda\b", value):
+            field = "stack.cuda"
+        version = re.match(r"^v?(\d+\.\d+(?:\.\d+)?[\w.+\-]*)", re.sub(
+            r"^(?i:rocm|cuda|python|torch)\s*(?:==|=|v)?\s*", "", value))  # "torch==2.3.0+rocm6.0"
+        if version and not (field == "stack.nvidia_driver" and not re.match(r"\d{3}\.", version.group(1))):
+            yield field, version.group(1)
 
 
 def _label_line(match: re.Match[str]) -> Iterator[Found]:
@@ -337,10 +356,16 @@ _OS_LINE = re.compile(r"^(?:Linux\s+)?(Ubuntu|Debian|Fedora|RHEL|Red Hat Enterpr
                       r"[\w .()\-]*$", re.IGNORECASE)
 
 
+_SHORT_FACT_WORDS = Caseless.of(re.compile("|".join((
+    _OS_LINE.pattern.removeprefix("^").removesuffix(r"[\w .()\-]*$"), "kernel", "rocm", "torch", r"\(gfx",
+    _CPU_WORDS.pattern, _GPU_WORDS.pattern)), re.IGNORECASE))
+"""What every branch of :func:`_short_fact` needs (most short lines hold none of it, and are passed at once)."""
+
+
 def _short_fact(match: re.Match[str]) -> Iterator[Found]:
     """A line that is nothing but a fact: ``Ubuntu 19.10``, ``Kernel 5.3.0-46-generic``, ``RX 580``, ``E5 2680v2``."""
     line = match.group(0).strip(" *-•`")
-    if len(line) > 60:
+    if len(line) > 60 or not _SHORT_FACT_WORDS.found(line):
         return
     if _OS_LINE.match(line) and (re.search(r"\d", line) or len(line.split()) <= 2) and not line.endswith("."):
         yield "host.os", line
@@ -442,19 +467,19 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^\s*TARGET_GRAPHICS_VERSION\s*:\s*(gfx[0-9a-f]+)", _one("gpu.arch")),
     # ROCm install
     (r"^\s*HIP version\s*:\s*(\d\S*)", _one("stack.hip")),
-    (r"^(?:ii|hi)\s+rocm-core\S*\s+(\d+\.\d+\.\d+)", _one("stack.rocm")),
+    (r"^(?:ii|hi)\s+rocm-core\S*\s+(\d+\.\d+\.\d+)", _one("stack.rocm"), "rocm-core"),
     # dkms status: "amdgpu/6.2.4-1652687.el9, 5.14.0-373.el9.x86_64, x86_64: installed"
     (r"^amdgpu[/,]\s*(\d[\w.\-~]*),\s*(\d+\.\d+\.\d+[\w.\-+~]*),\s*\w+:\s*installed",
      _many(("stack.amdgpu_driver", 1), ("host.kernel", 2))),
-    (r"^rocm-core\S*/\S+\s+(\d+\.\d+\.\d+)", _one("stack.rocm")),
-    (r"^rocm-core-(\d+\.\d+\.\d+)", _one("stack.rocm")),
+    (r"^rocm-core\S*/\S+\s+(\d+\.\d+\.\d+)", _one("stack.rocm"), "rocm-core"),
+    (r"^rocm-core-(\d+\.\d+\.\d+)", _one("stack.rocm"), "rocm-core"),
     (r"\bamdgpu-install_(\d+\.\d+\.\d+[\d.\-]*?)_all\.deb", _one("stack.rocm")),
-    (r"/opt/rocm-(\d+\.\d+\.\d+)\b", _one("stack.rocm_path")),
+    (r"/opt/rocm-(\d+\.\d+\.\d+)\b", _one("stack.rocm_path"), "/opt/rocm-"),
     (r"^\s*(\d+\.\d+\.\d+)-\d+\s*$", _one("stack.rocm_file"), _DIGIT_DASH),
     # OS and kernel
     (r"^PRETTY_NAME=\"?([^\"]+)\"?", _one("host.os")),
     (r"^Description:\s+(.+?)\s*$", _one("host.os")),
-    (r"^Linux (?:\S+ )?(\d+\.\d+\.\d+[\w.\-+~]*) #", _one("host.kernel")),
+    (r"^Linux (?:\S+ )?(\d+\.\d+\.\d+[\w.\-+~]*) #", _one("host.kernel"), "linux "),
     (r"^(\d+\.\d+\.\d+-\d+[\w.\-+~]*(?:generic|amd64|x86_64|azure|aws|gcp|lowlatency|WSL2|rt\d*)\S*)\s*$",
      _one("host.kernel"), _DIGIT_DASH),
     (r"release='(\d+\.\d+\.\d+[\w.\-+~]*)'", _one("host.kernel")),
@@ -477,7 +502,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^jax:\s+(\d\S*)", _one("jax.version"), "jax:"),
     (r"^device info:\s*(?P<kind>.+?)-(?P<count>\d+),\s*\d+ local devices", _jax_device_info, "device info:"),
     (r"^jaxlib:\s+(\d\S*)", _one("jaxlib.version")),
-    (r"^python:\s+(\d+\.\d+\.\d+)", _one("host.python")),
+    (r"^python:\s+(\d+\.\d+\.\d+)", _one("host.python"), "python:"),
     (r"^python\s+(\d+\.\d+\.\d+)\s*$", _one("host.python")),
     (r"\b(?:No HIP GPUs are available|No CUDA GPUs are available)", lambda m: iter([("torch.available", "False")]),
      "gpus are available"),
@@ -492,7 +517,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^- Platform\s*:\s*((?:Windows|macOS)-\S+)", _one("host.os")),
     (r"^- Python version\s*:\s*(\d+\.\d+\.\d+)", _one("host.python")),
     # test-script prints: "torch version = 2.2.1+rocm5.7", "cuda available = True", "name = AMD Radeon RX 6600 XT"
-    (r"^\s*(?:torch|pytorch) version\s*[=:]\s*(\d\S*)", _one("torch.version")),
+    (r"^\s*(?:torch|pytorch) version\s*[=:]\s*(\d\S*)", _one("torch.version"), "torch version"),
     (r"^\s*(?i:cuda|gpu|rocm) available\s*[=:]\s*(True|False)", _one("torch.available"), "available"),
     (r"^\s*(?:device )?name\s*[=:]\s*(.+?)\s*$", lambda m: iter([("gpu.name", m.group(1))] if looks_like_gpu(
         m.group(1)) else [])),
@@ -504,10 +529,11 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^\s*torch cuda version\s*\.{3,}\s*(\d\S*)", _one("torch.cuda")),
     # app logs: ComfyUI, SD.Next, llama.cpp, ollama, TensorFlow
     (r"^pytorch version:\s*(\S+)", _one("torch.version")),
-    (r"^Device: cuda:\d+ (.+?)(?: : \w+)?$", lambda m: iter([("gpu.name", m.group(1)), ("torch.available", "True")])),
+    (r"^Device: cuda:\d+ (.+?)(?: : \w+)?$", lambda m: iter([("gpu.name", m.group(1)), ("torch.available", "True")]),
+     "device: cuda:"),
     (r"^ROCm version: \((\d+), (\d+)\)\s*$", lambda m: iter([("torch.hip", f"{m.group(1)}.{m.group(2)}")])),
     (r"^\[Crystools INFO\] CPU: (.+?) - Arch: \S+(?: - OS: (.+?))?\s*$", _many(("host.cpu", 1), ("host.os", 2))),
-    (r"Device \d+: (.+?), (?:compute capability|gfx)", _one("gpu.name")),
+    (r"Device \d+: (.+?), (?:compute capability|gfx)", _one("gpu.name"), "device "),
     (r"^Vulkan\d+: (?!llvmpipe|lavapipe|SwiftShader)((?:[^()]|\((?:TM|R)\))+?) \([^)]*\) \| uma", _one("gpu.name"),
      "vulkan"),
     # llama.cpp's newer Vulkan line: "ggml_vulkan: 0 = AMD Radeon Graphics (RADV GFX1151) (radv) | uma: 1" (Mesa's
@@ -521,10 +547,10 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     # clinfo --list: " `-- Device #0: gfx1033"
     (r"\bDevice #\d+: (gfx[0-9a-f]{3,4})\b", _one("gpu.arch"), "device #"),
     (r"ggml_cuda_init: found \d+ (ROCm|CUDA) devices", _one("gpu.library")),
-    (r"\bTorch (\d+\.\d+\.\d+\+\S+)\s*$", _one("torch.version")),
+    (r"\bTorch (\d+\.\d+\.\d+\+\S+)\s*$", _one("torch.version"), "torch "),
     (r"\bTorch backend: (?:AMD ROCm HIP|nVidia CUDA|NVIDIA CUDA) (\d\S*)", _one("torch.backend")),
     (r"\bTorch detected GPU: (.+?)(?:\s+VRAM\b.*)?$", _one("gpu.name")),
-    (r"\bPython (\d+\.\d+\.\d+) on (?:Linux|Windows|linux|win32|darwin)", _one("host.python")),
+    (r"\bPython (\d+\.\d+\.\d+) on (?:Linux|Windows|linux|win32|darwin)", _one("host.python"), "python "),
     (r"\bfor GPU arch\s*:\s*(gfx[0-9a-f]{3,4})", _one("gpu.arch")),
     (r'msg="inference compute".*', _ollama),
     (r'msg="AMD Driver: (\d+\.\d+(?:\.\d+)?)"', _one("stack.amdgpu_driver")),
@@ -561,6 +587,7 @@ GATES: tuple[Gate, ...] = tuple(_gate(row) for row in _TABLE)
 _BY_WORD = tuple((word, tuple(i for i, gate in enumerate(GATES) if isinstance(gate, tuple) and word in gate))
                  for word in dict.fromkeys(w for gate in GATES if isinstance(gate, tuple) for w in gate))
 """Each gate word once, with the rules (by position) it opens."""
+_WORDS = tuple(word for word, _ in _BY_WORD)
 _BY_PATTERN = tuple((gate, tuple(i for i, other in enumerate(GATES) if other is gate))
                     for gate in dict.fromkeys(g for g in GATES if isinstance(g, re.Pattern)))
 """Each gate pattern once, with the rules it opens."""
@@ -577,7 +604,6 @@ _FALLBACK: tuple[tuple[Rule, int], ...] = (
     ((re.compile(r"^[\s*\-•]*[A-Za-z0-9][^:=]{0,58}$"), _short_fact), SHORT),
 )
 """Lines a person typed, tried only where no tool rule matched: ``Label: value`` and a bare fact."""
-_MAYBE_LABEL = (":", "：", "=", "...", "|")
 _MAYBE_HEADING = ("#", "**")
 """What a heading (``### OS``, ``**GPU**``) cannot do without."""
 
@@ -659,21 +685,21 @@ def _clue(found: Found, number: int, rank: int) -> Clue | None:
 
 @dataclass(frozen=True)
 class LineGates:
-    """Which rules can match each line (by number in the paste), and which lines can hold a heading or a label: each
+    """Which rules can match each line (by number in the paste), and which lines can hold a heading: each
     found by one search of all the lines, so the line loop skips the tests that cannot succeed."""
 
     rules: dict[int, tuple[Rule, ...]]
     """The rules whose gate a line passes, in their order (a line not here: the ungated rules only)."""
     headings: frozenset[int]
-    labels: frozenset[int]
 
     @classmethod
-    def of(cls, lines: Sequence[str], first_line: int = 1) -> LineGates:
-        cut = [line[:2000] if len(line) > 2000 else line for line in lines]
-        lowered = JoinedLines.of(cut)  # the heading and label marks have no case: found there too
+    def of(cls, lines: Sequence[str], first_line: int = 1, joined: JoinedLines | None = None) -> LineGates:
+        """The gates of ``lines``; ``joined`` (:func:`joined_for_gates` of the same lines) when already made."""
+        lowered = joined_for_gates(lines) if joined is None else joined
+        by_word = lowered.where_words([*_WORDS, *_MAYBE_HEADING])
         opened: dict[int, list[int]] = {}
         for word, indexes in _BY_WORD:
-            for index in lowered.where_word(word):
+            for index in by_word[word]:
                 opened.setdefault(index, []).extend(indexes)
         for pattern, indexes in _BY_PATTERN:
             for index in lowered.where(pattern):
@@ -685,8 +711,13 @@ class LineGates:
             if key not in chosen:
                 chosen[key] = tuple(RULES[i] for i in sorted({*found, *_UNGATED_AT}))
             rules[first_line + index] = chosen[key]
-        return cls(rules, frozenset(first_line + i for word in _MAYBE_HEADING for i in lowered.where_word(word)),
-                   frozenset(first_line + i for word in _MAYBE_LABEL for i in lowered.where_word(word)))
+        return cls(rules, frozenset(first_line + i for word in _MAYBE_HEADING for i in by_word[word]))
+
+
+def joined_for_gates(lines: Sequence[str]) -> JoinedLines:
+    """The lines as the gates read them: lower-cased (the heading and label marks have no case), the first 2,000
+    characters of each."""
+    return JoinedLines.of([line[:2000] if len(line) > 2000 else line for line in lines])
 
 
 def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: bool = False,
@@ -703,6 +734,7 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
         gates = LineGates.of(lines, first_line)
     own = LineGates.of(lines[:command_lines], first_line) if any(
         len(line) > 1000 for line in lines[:command_lines]) else gates
+    (label_rule, label_take), (table_rule, table_take), (short_rule, short_take) = (rule for rule, _ in _FALLBACK)
     for offset, line in enumerate(lines):
         number = first_line + offset
         is_command = offset < command_lines
@@ -722,8 +754,7 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
                 yield Clue(item[0], item[1], number, TOOL)
         if is_command:
             continue
-        heading = _HEADING.match(line) if number in gate.headings else None
-        if heading:
+        if number in gate.headings and (heading := _HEADING.match(line)):
             question = (heading.group("a") or heading.group("b") or "").strip()
             continue
         if question and line.strip():
@@ -733,10 +764,13 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
                     found_here = True
                     yield clue
             question = ""
-        if not found_here and len(line) <= 200:
-            for (pattern, take), rank in _FALLBACK:
-                if rank == SHORT and len(line) > 64 or rank == LABELLED and number not in gate.labels:
-                    continue
+        if not found_here and len(line) <= 200:  # the fallbacks, each tried (a label line may also be a bare fact)
+            tried: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Iterator[Found]], int], ...] = (
+                (label_rule, label_take, LABELLED), (table_rule, table_take, LABELLED)) if (
+                ":" in line or "=" in line or "|" in line or "..." in line or "：" in line) else ()  # a label's mark
+            if len(line) <= 64:
+                tried += ((short_rule, short_take, SHORT),)
+            for pattern, take, rank in tried:
                 match = pattern.search(line)
                 if match:
                     for item in take(match):

@@ -11,7 +11,7 @@ from importlib import resources
 
 from gpuready.files import loads_yaml
 from gpuready.model import ErrorSeen
-from gpuready.probe.paste.prefilter import lines_with_any, required_word
+from gpuready.probe.paste.prefilter import Caseless, JoinedLines, required_word
 
 
 @dataclass(frozen=True)
@@ -20,15 +20,16 @@ class ErrorPattern:
 
     code: str
     patterns: tuple[re.Pattern[str], ...]
+    """Case-insensitive; a line that one finds something in shows the error."""
     detail: re.Pattern[str] | None = None
     words: tuple[str, ...] = ()
     """Per pattern, the word a line must contain for it to match (prefilter.required_word)."""
 
 
 @functools.cache
-def _flat() -> tuple[tuple[str, re.Pattern[str], ErrorPattern], ...]:
+def _flat() -> tuple[tuple[str, Caseless, ErrorPattern], ...]:
     """Every pattern with its word and its error, in order."""
-    return tuple((word, pattern, known) for known in error_patterns()
+    return tuple((word, Caseless.of(pattern), known) for known in error_patterns()
                  for word, pattern in zip(known.words, known.patterns, strict=True))
 
 
@@ -50,25 +51,61 @@ _HINT = ("error", "fail", "denied", "fault", "not ", "no ", "unable", "cannot", 
 case-insensitive pattern costs several times more than a plain search of the lower-cased lines for these words)."""
 
 
-def hint_lines(lines: Sequence[str], first_line: int = 1) -> frozenset[int]:
-    """The numbers of the lines that hold a word every error pattern needs (one search per word over them all)."""
-    return frozenset(first_line + i for i in lines_with_any(_HINT, lines))
+_CUT = 2000
+"""How much of each line the shared joined text holds (:func:`ErrorIndex.of`'s ``joined``)."""
+_LONGEST = 4000
+"""Longer lines are not read for errors."""
+
+
+@dataclass(frozen=True)
+class ErrorIndex:
+    """Per line (by number in the paste), the patterns worth trying on it: those whose word the line holds, among the
+    lines that hold a word every pattern needs. Found by plain searches of the lines joined, so the line loop tries
+    a handful of patterns on a few lines."""
+
+    tried: dict[int, tuple[int, ...]]
+    """Line number -> positions in the flat pattern list, in order (a line not here holds no error)."""
+
+    @classmethod
+    def of(cls, lines: Sequence[str], first_line: int = 1, joined: JoinedLines | None = None) -> ErrorIndex:
+        """The index of ``lines``; ``joined`` is the lines lower-cased and cut at 2,000 characters when already made
+        (a longer line is searched whole here)."""
+        if joined is None:
+            joined = JoinedLines.of([line[:_CUT] if len(line) > _CUT else line for line in lines])
+        long = [i for i, line in enumerate(lines) if len(line) > _CUT]
+        hinted = sorted(joined.where_any(_HINT) | {i for i in long if any(w in lines[i].lower() for w in _HINT)})
+        by_word: dict[str, list[int]] = {}
+        for position, (word, _, _) in enumerate(_flat()):
+            by_word.setdefault(word, []).append(position)
+        at: dict[int, set[int]] = {}
+        part = joined.subset(hinted)
+        for word, found in part.where_words(w for w in by_word if w).items():
+            for index in found:
+                at.setdefault(hinted[index], set()).update(by_word[word])
+        everywhere = by_word.get("", [])
+        for index in long:  # a word may stand past the part of the line searched
+            at.setdefault(index, set()).update(p for w, ps in by_word.items() if w in lines[index].lower() for p in ps)
+        if everywhere:
+            for index in hinted:
+                at.setdefault(index, set()).update(everywhere)
+        hinted_set = set(hinted)
+        return cls({first_line + i: tuple(sorted(found)) for i, found in at.items() if i in hinted_set})
 
 
 def errors_in(lines: tuple[str, ...] | list[str], first_line: int, section: str,
-              hints: frozenset[int] | None = None) -> Iterator[ErrorSeen]:
-    """Every known error shown in ``lines``, once per code and line; ``hints`` (:func:`hint_lines` of the whole
-    paste) spares searching for the lines worth trying here."""
-    numbers = hint_lines(lines, first_line) if hints is None else hints
+              index: ErrorIndex | None = None) -> Iterator[ErrorSeen]:
+    """Every known error shown in ``lines``, once per code and line; ``index`` (:meth:`ErrorIndex.of` the whole
+    paste) spares searching for the lines and patterns worth trying here."""
+    tried = (ErrorIndex.of(lines, first_line) if index is None else index).tried
+    flat = _flat()
     for offset, line in enumerate(lines):
-        if first_line + offset not in numbers:
+        positions = tried.get(first_line + offset)
+        if positions is None or len(line) > _LONGEST:
             continue
-        if len(line) > 4000:
-            continue
-        lowered = line.lower()
         done: set[str] = set()
-        for word, pattern, known in _flat():
-            if known.code not in done and (not word or word in lowered) and pattern.search(line):
+        for position in positions:
+            _, pattern, known = flat[position]
+            if known.code not in done and pattern.found(line):
                 done.add(known.code)
                 detail = known.detail.search(line) if known.detail else None
                 yield ErrorSeen(known.code, line.strip()[:300], f"line {first_line + offset}, {section}",

@@ -93,19 +93,21 @@ def detect_kind(text: str) -> ReportKind | None:
             head = stripped[:4000]
             return ReportKind.RUN if '"tool_version"' in head or '"fingerprint"' in head else None
         return _detect_json(data)
-    if _COLLECT_ENV.search(text):
+    if "PyTorch version:" in text and _COLLECT_ENV.search(text):  # each pattern after a word it needs
         return ReportKind.COLLECT_ENV
-    if _ROCMINFO.search(text):
+    if ("ROCk module" in text or "HSA System Attributes" in text or "Agent " in text or "/dev/kfd" in text) and \
+            _ROCMINFO.search(text):
         return ReportKind.ROCMINFO
-    if _KFD.search(text):
+    if "simd_count" in text and _KFD.search(text):
         return ReportKind.KFD_PROPERTIES
-    if _TOPOLOGY.search(text) or (_TOPOLOGY_TAB.search(text) and "Legend:" in text):
+    if ("Link Type between" in text or "LINK TYPE TABLE" in text) and _TOPOLOGY.search(text) or (
+            "GPU0\t" in text and "Legend:" in text and _TOPOLOGY_TAB.search(text)):
         return ReportKind.TOPOLOGY
-    if _NVRM.search(text):
+    if "NVRM version:" in text and _NVRM.search(text):
         return ReportKind.NVIDIA_PROC_VERSION
-    if _LSB.search(text):
+    if "DISTRIB_ID=" in text and _LSB.search(text):
         return ReportKind.LSB_RELEASE
-    if _OS_RELEASE.search(text):
+    if ("ID=" in text or "PRETTY_NAME=" in text) and _OS_RELEASE.search(text):
         return ReportKind.OS_RELEASE
     if _VERSION_FILE.fullmatch(text):
         return ReportKind.ROCM_VERSION_FILE

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -54,8 +54,7 @@ def word_trie(words: set[str] | frozenset[str]) -> str:
 def lines_with_any(words: Sequence[str], lines: Sequence[str], lowered: bool = True) -> set[int]:
     """The index of each line that holds any of ``words`` (plain text; lower-case when ``lowered``): one plain
     substring search of the lines joined per word, several times faster than one pattern of them all."""
-    joined = JoinedLines.of(lines, lowered)
-    return {index for word in words for index in joined.where_word(word)}
+    return JoinedLines.of(lines, lowered).where_any(words)
 
 
 @dataclass(frozen=True)
@@ -87,6 +86,33 @@ class JoinedLines:
             yield index
             position = starts[index + 1]
 
+    def subset(self, indexes: Sequence[int]) -> JoinedLines:
+        """The lines at ``indexes`` (in that order) joined on their own: a later search reads only them."""
+        text, starts = self.text, self.starts
+        chosen = [text[starts[i]:starts[i + 1] - 1] for i in indexes]
+        return JoinedLines("\n".join(chosen), (0, *accumulate(map((1).__add__, map(len, chosen)))))
+
+    def where_any(self, words: Iterable[str]) -> set[int]:
+        """The index of each line that holds any of ``words``."""
+        return {index for found in self.where_words(words).values() for index in found}
+
+    def where_words(self, words: Iterable[str]) -> dict[str, list[int]]:
+        """The index of each line that holds each of ``words`` (plain text, without a line break). A word that
+        holds another of them is looked for only in the lines that hold that one: the longest such, searched in
+        the shortest first, so most of the words search a small part of the text."""
+        found: dict[str, list[int]] = {}
+        parts: dict[str, tuple[JoinedLines, list[int]]] = {}
+        for word in sorted(dict.fromkeys(words), key=len):
+            parent = max((known for known in found if known in word), key=len, default=None)
+            if parent is None:
+                found[word] = list(self.where_word(word))
+                continue
+            if parent not in parts:
+                parts[parent] = (self.subset(found[parent]), found[parent])
+            part, at = parts[parent]
+            found[word] = [at[index] for index in part.where_word(word)]
+        return found
+
     def where_word(self, word: str) -> Iterator[int]:
         """The index of each line that holds ``word`` (plain text, without a line break): a plain substring search,
         several times faster than a regular expression's."""
@@ -98,3 +124,31 @@ class JoinedLines:
             index = bisect_right(starts, position) - 1
             yield index
             position = text.find(word, starts[index + 1])
+
+
+@dataclass(frozen=True)
+class Caseless:
+    """A case-insensitive pattern asked only whether it finds something: ASCII text is lower-cased and searched with
+    the pattern written in lower case and without the flag (the regular-expression engine runs several times faster
+    without it); other text (where Unicode case rules such as 'ſ' = 's' apply) by the pattern as it is."""
+
+    pattern: re.Pattern[str]
+    lowered: re.Pattern[str]
+
+    @classmethod
+    def of(cls, pattern: re.Pattern[str]) -> Caseless:
+        return cls(pattern, re.compile(_lower_case(pattern.pattern), pattern.flags & ~re.IGNORECASE))
+
+    def found(self, text: str) -> bool:
+        if text.isascii():
+            return self.lowered.search(text.lower()) is not None
+        return self.pattern.search(text) is not None
+
+
+def _lower_case(pattern: str) -> str:
+    """``pattern`` with its letters in lower case, escapes (``\\S``, ``\\D``, ``\\B``) kept as they are."""
+    if re.search(r"\\[xuUN0-7]|\(\?[a-zA-Z]*-", pattern):  # a character by its code, or a flag switched off
+        raise ValueError(f"cannot lower-case {pattern!r}")
+    lowered = re.sub(r"\\.|[^\\]+", lambda m: m.group(0) if m.group(0).startswith("\\") else m.group(0).lower(),
+                     pattern, flags=re.DOTALL)
+    return lowered.replace("(?p<", "(?P<").replace("(?p=", "(?P=")  # a named group keeps its syntax

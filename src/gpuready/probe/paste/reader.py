@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -32,9 +33,10 @@ from gpuready.model import (
 from gpuready.model.build import variant_of
 from gpuready.probe.parse.kfd import normalise_gfx_name
 from gpuready.probe.parse.os_release import parse_os_name
-from gpuready.probe.paste.clues import LABELLED, TOOL, Clue, LineGates, clues, looks_like_cpu
-from gpuready.probe.paste.errors import errors_in, hint_lines
+from gpuready.probe.paste.clues import LABELLED, TOOL, Clue, LineGates, clues, joined_for_gates, looks_like_cpu
+from gpuready.probe.paste.errors import ErrorIndex, errors_in
 from gpuready.probe.paste.kinds import ReportKind, detect_kind, fingerprint_of_kind
+from gpuready.probe.paste.prefilter import required_word
 from gpuready.probe.paste.repl import printed
 from gpuready.probe.paste.segment import Section, clean_lines, segment_lines
 
@@ -87,11 +89,15 @@ _MARKETING = re.compile(r"^\s*Marketing Name\s*:", re.MULTILINE)
 _OLLAMA = re.compile(r"source=\S+\.go:\d+ msg=")
 
 
+_COMMANDS_BY_WORD = tuple((pattern, kind, required_word(pattern.pattern)) for pattern, kind in _COMMANDS)
+
+
 def classify(section: Section) -> tuple[str, float]:
     """What a section is: from its command when the paste shows one, else from its content."""
     if section.command:
-        for pattern, kind in _COMMANDS:
-            if pattern.search(section.command):
+        lowered = section.command.lower() if section.command.isascii() else None
+        for pattern, kind, word in _COMMANDS_BY_WORD:  # on ASCII, only after the word the pattern needs
+            if (lowered is None or word in lowered) and pattern.search(section.command):
                 return kind, 0.9
     text = section.text
     if "PyTorch version" in text and _PYTORCH_LINE.search(text):
@@ -134,10 +140,12 @@ def _label(value: Any, label: str) -> Any:
     if isinstance(value, Fact):
         return dataclasses.replace(value, section=label) if value.ok and not value.section else value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {f.name: _label(getattr(value, f.name), label) for f in dataclasses.fields(value)}
-        return dataclasses.replace(value, **changes)
+        changes = {name: new for f in dataclasses.fields(value)
+                   if (new := _label(old := getattr(value, (name := f.name)), label)) is not old}
+        return dataclasses.replace(value, **changes) if changes else value  # an unchanged tree is not copied
     if isinstance(value, tuple):
-        return tuple(_label(item, label) for item in value)
+        items = tuple(_label(item, label) for item in value)
+        return value if all(new is old for new, old in zip(items, value, strict=True)) else items
     return value
 
 
@@ -366,6 +374,10 @@ def _text(fact: Fact[Any]) -> str:
     return str(getattr(value, "value", value)).strip().lower()
 
 
+_NOT_MERGED = frozenset({"index", "vendor", "sources", "name"})
+"""A device's own fields: kept from the first list (the name is chosen by :func:`_merge_devices`)."""
+
+
 def _merge_facts(a: Any, b: Any, path: str, conflicts: list[Conflict]) -> Any:
     """``a`` with what only ``b`` knows filled in; ok values that disagree are recorded."""
     if isinstance(a, Fact) and isinstance(b, Fact):
@@ -377,10 +389,10 @@ def _merge_facts(a: Any, b: Any, path: str, conflicts: list[Conflict]) -> Any:
             return b  # 7.2.3 refines 7.2
         return a if a.ok or not b.ok else b
     if dataclasses.is_dataclass(a) and dataclasses.is_dataclass(b) and type(a) is type(b) and not isinstance(a, type):
-        return dataclasses.replace(a, **{f.name: _merge_facts(getattr(a, f.name), getattr(b, f.name),
-                                                               f"{path}.{f.name}".strip("."), conflicts)
-                                         for f in dataclasses.fields(a) if f.name not in ("index", "vendor", "sources",
-                                                                                          "name")})
+        changes = {name: new for f in dataclasses.fields(a) if (name := f.name) not in _NOT_MERGED
+                   if (new := _merge_facts(old := getattr(a, name), getattr(b, name), f"{path}.{name}".strip("."),
+                                           conflicts)) is not old}
+        return dataclasses.replace(a, **changes) if changes else a  # what b adds nothing to is not copied
     return a
 
 
@@ -463,8 +475,9 @@ def read_paste(text: str, origin: str) -> Fingerprint:
     errors: list[ErrorSeen] = []
     labels: dict[int, str] = {}
     all_lines = clean_lines(text)
-    gates, hints = LineGates.of(all_lines), hint_lines(all_lines)
-    for section in segment_lines(all_lines):
+    joined = joined_for_gates(all_lines)  # one lower-cased text of the lines, searched by the gates and error index
+    gates, hints = LineGates.of(all_lines, joined=joined), ErrorIndex.of(all_lines, joined=joined)
+    for section in segment_lines(all_lines, joined):
         kind, confidence = classify(section)
         label = f"{section.where} ({kind})" if kind != "unrecognised" else section.where
         structured = _structured(kind, section, origin)
@@ -517,15 +530,17 @@ def _working(clue: Clue) -> str | None:
 def _with_later_success(errors: list[ErrorSeen], found: Sequence[Clue]) -> list[ErrorSeen]:
     """Each error that a later part of the paste shows fixed: a change (an environment variable set) after the
     error, then the GPU working. An error with no change between it and the success stays as it is."""
-    successes = [(c.line, text) for c in found if (text := _working(c)) is not None]
+    successes = sorted((c.line, text) for c in found if (text := _working(c)) is not None)
     changes = [(c.line, f"{c.field.removeprefix('env.')}={c.value}") for c in found if c.field.startswith("env.")]
+    changes.sort(key=lambda change: change[0])  # stable: of two changes on one line, the one found first
+    success_lines, change_lines = [line for line, _ in successes], [line for line, _ in changes]
     marked = []
     for error in errors:
-        after = next(((line, text, change) for line, text in sorted(successes) if line > error.line
-                      for change in [next((ch for ch in changes if error.line < ch[0] <= line), None)]
-                      if change is not None), None) if error.line else None
-        if after is not None:
-            line, text, (change_line, change) = after
+        # the first change after the error, then the first success at or after that change
+        at = bisect_right(change_lines, error.line) if error.line else len(changes)
+        seen = bisect_left(success_lines, change_lines[at]) if at < len(changes) else len(successes)
+        if seen < len(successes):
+            (line, text), (change_line, change) = successes[seen], changes[at]
             error = dataclasses.replace(error, later_success=f"line {line}: {text}, after {change} "
                                                              f"(line {change_line})")
         marked.append(error)

@@ -9,11 +9,12 @@ the text as pasted) so every fact can say where it came from.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from dataclasses import dataclass
 
-from gpuready.probe.paste.prefilter import lines_with_any
+from gpuready.probe.paste.prefilter import JoinedLines, lines_with_any
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-_]")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
@@ -48,6 +49,7 @@ _MAYBE_SPECIAL = ("```", "~~~", "<", "$", "#", "%", ">", "❯", "➜", "λ", "»
                   "ROCm System Management Interface", "ROCk module", "NVSMI LOG", "+----------",
                   "NVIDIA-SMI has failed", "AMDSMI Tool:", "jax:", "Traceback (most", "---", "===", "In [")
 """What a fence, a details tag, a prompt or a banner cannot do without: lines without any are none of those."""
+_MAYBE_SPECIAL_LOWER = tuple(dict.fromkeys(mark.lower() for mark in _MAYBE_SPECIAL))
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,9 @@ class Section:
     command_line: int = 0
     """The line the command stands on (0 without one): blank lines may stand between it and the output."""
 
-    @property
+    @functools.cached_property
     def text(self) -> str:
+        """The lines joined (once: the classifier and the parsers read it several times)."""
         return "\n".join(self.lines)
 
     @property
@@ -122,8 +125,9 @@ def segment(text: str) -> list[Section]:
     return segment_lines(clean_lines(text))
 
 
-def segment_lines(lines: list[str]) -> list[Section]:
-    """The sections of a paste already split by :func:`clean_lines`."""
+def segment_lines(lines: list[str], joined: JoinedLines | None = None) -> list[Section]:
+    """The sections of a paste already split by :func:`clean_lines`; ``joined``, when given, is the lines lower-cased
+    and cut at 2,000 characters (``clues.joined_for_gates``), searched for the marks here too."""
     sections: list[Section] = []
     current: list[str] = []
     start = 1
@@ -141,7 +145,10 @@ def segment_lines(lines: list[str]) -> list[Section]:
                                     body, command, fenced, command_line if command else 0))
         current = []
 
-    special = lines_with_any(_MAYBE_SPECIAL, lines, lowered=False)
+    if joined is None:
+        special = lines_with_any(_MAYBE_SPECIAL, lines, lowered=False)
+    else:  # a mark found in lower case is a line to test; a longer line is tested whatever it holds
+        special = joined.where_any(_MAYBE_SPECIAL_LOWER) | {i for i, line in enumerate(lines) if len(line) > 2000}
     for number, line in enumerate(lines, 1):
         marked = number - 1 in special
         if marked and _FENCE.match(line):
