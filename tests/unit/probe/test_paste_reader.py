@@ -523,3 +523,50 @@ def test_a_command_is_classified_by_its_pattern_whatever_its_case() -> None:
     assert kind("sudo Rocm-SMI --showproductname") == "rocm-smi-text"
     assert kind("python3 -m torch.utils.collect_env") == "collect-env"
     assert kind("rocm-ſmi --json") == "rocm-smi"  # 'ſ' is an 's' to a case-insensitive pattern
+
+
+_LABEL_PARTS = st.tuples(
+    st.lists(st.sampled_from(["> ", "- ", "• ", "**", '"', " ", "\t", "| ", "ſ", "K"]), max_size=3).map("".join),
+    st.sampled_from(["OS", "os", "Operating System", "GPU", "gpu #0", "GPU 1", "ROCm version", "Kernel", "Distro",
+                     "jax_rocm7_plugin", "jax-cuda12-pjrt", "What GPU are you using?", "Which ROCm version is installed?",
+                     "CPU", "Driver Version", "PyTorch", "Python", "amdgpu-install", "Name", "Foo", "Graphics card",
+                     "Linux kernel", "platform", "ſystem"]),
+    st.sampled_from(["", "**", '"', " (e.g. 22.04)"]),
+    st.sampled_from([": ", "：", " = ", "...", " | ", ":"]),
+    st.sampled_from(["Ubuntu 22.04", "RX 7900 XTX", "6.2.4", "2.4.1+rocm6.1", "gfx1100", "Xeon E5-2680", "x",
+                     "AMD Radeon VII (gfx906)", "0.4.35", "550.54.15", "Linux 6.8.0-45-generic"]),
+    st.sampled_from(["", " |", "**", " "])).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_LABEL_PARTS)
+def test_a_line_passed_over_as_no_label_is_one_the_label_fallbacks_read_nothing_from(line: str) -> None:
+    from gpuready.probe.paste import clues as found_clues
+
+    label, table, _ = found_clues._FALLBACK
+    read = [item for (pattern, take), _ in (label, table) if (match := pattern.search(line)) for item in take(match)]
+    assert not read or found_clues._MAYBE_LABELLED.match(line), (line, read)
+
+
+def _clean_every_line(text: str) -> list[str]:
+    """What ``clean_lines`` does, done to every line in turn: the reference its line search must agree with."""
+    from gpuready.probe.paste.segment import _ANSI, _clean_line
+
+    text = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    return [_clean_line(line).rstrip() for line in text.split("\n")]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["> ", ">", ">>> ", "&gt;", "&amp;", "&#65306;", "：", "，", "\n", "\r\n", "\r", " ",
+                                 "\x1b[31m", "x", "OS", "Collecting environment information...PyTorch version: 2.4",
+                                 "PyTorch version: 2.1", "\t", "İ"]), max_size=30).map("".join))
+def test_lines_are_cleaned_as_when_every_line_is_cleaned(text: str) -> None:
+    from gpuready.probe.paste.segment import clean_lines
+
+    assert clean_lines(text) == _clean_every_line(text)
+
+
+def test_the_real_pastes_are_cleaned_as_when_every_line_is_cleaned() -> None:
+    from gpuready.probe.paste.segment import clean_lines
+
+    assert all(clean_lines(text) == _clean_every_line(text) for text in REAL)

@@ -604,6 +604,12 @@ _FALLBACK: tuple[tuple[Rule, int], ...] = (
     ((re.compile(r"^[\s*\-•]*[A-Za-z0-9][^:=]{0,58}$"), _short_fact), SHORT),
 )
 """Lines a person typed, tried only where no tool rule matched: ``Label: value`` and a bare fact."""
+_LABEL_STARTS = sorted({re.match(r"[a-z]+", alternative).group(0)  # type: ignore[union-attr]
+                        for pattern, _ in _LABELS for alternative in pattern.pattern.lower().split("|")} |
+                       {"what", "which", "gpu", "jax"})
+_MAYBE_LABELLED = re.compile(r"(?:[\s>*\-•]*\**\"?|\s*\|\s*\**)(?:" + "|".join(_LABEL_STARTS) + ")", re.IGNORECASE)
+"""Where the label of a ``Label: value`` line or a table row begins (the fallback patterns' label, at the start of the
+line), the first word of a label :func:`labelled` reads, a question's included: a line without one is no label."""
 _MAYBE_HEADING = ("#", "**")
 """What a heading (``### OS``, ``**GPU**``) cannot do without."""
 
@@ -767,7 +773,8 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
         if not found_here and len(line) <= 200:  # the fallbacks, each tried (a label line may also be a bare fact)
             tried: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Iterator[Found]], int], ...] = (
                 (label_rule, label_take, LABELLED), (table_rule, table_take, LABELLED)) if (
-                ":" in line or "=" in line or "|" in line or "..." in line or "：" in line) else ()  # a label's mark
+                ":" in line or "=" in line or "|" in line or "..." in line or "：" in line) and (
+                _MAYBE_LABELLED.match(line)) else ()  # a label's mark, and a label
             if len(line) <= 64:
                 tried += ((short_rule, short_take, SHORT),)
             for pattern, take, rank in tried:

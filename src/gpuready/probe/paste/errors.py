@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -66,6 +67,11 @@ class ErrorIndex:
     tried: dict[int, tuple[int, ...]]
     """Line number -> positions in the flat pattern list, in order (a line not here holds no error)."""
 
+    @functools.cached_property
+    def numbers(self) -> tuple[int, ...]:
+        """The numbers of the lines worth trying, in order."""
+        return tuple(sorted(self.tried))
+
     @classmethod
     def of(cls, lines: Sequence[str], first_line: int = 1, joined: JoinedLines | None = None) -> ErrorIndex:
         """The index of ``lines``; ``joined`` is the lines lower-cased and cut at 2,000 characters when already made
@@ -96,11 +102,12 @@ def errors_in(lines: tuple[str, ...] | list[str], first_line: int, section: str,
               index: ErrorIndex | None = None) -> Iterator[ErrorSeen]:
     """Every known error shown in ``lines``, once per code and line; ``index`` (:meth:`ErrorIndex.of` the whole
     paste) spares searching for the lines and patterns worth trying here."""
-    tried = (ErrorIndex.of(lines, first_line) if index is None else index).tried
-    flat = _flat()
-    for offset, line in enumerate(lines):
-        positions = tried.get(first_line + offset)
-        if positions is None or len(line) > _LONGEST:
+    index = ErrorIndex.of(lines, first_line) if index is None else index
+    flat, numbers = _flat(), index.numbers
+    for number in numbers[bisect_left(numbers, first_line):bisect_right(numbers, first_line + len(lines) - 1)]:
+        offset, positions = number - first_line, index.tried[number]
+        line = lines[offset]
+        if len(line) > _LONGEST:
             continue
         done: set[str] = set()
         for position in positions:

@@ -6,6 +6,7 @@ silently: every section is listed with what it was recognised as, ``unrecognised
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
@@ -135,13 +136,20 @@ def _structured(kind: str, section: Section, origin: str) -> Fingerprint | None:
         return None
 
 
+@functools.cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    """A dataclass's field names (``dataclasses.fields`` builds them anew at each call)."""
+    return tuple(f.name for f in dataclasses.fields(kind))
+
+
 def _label(value: Any, label: str) -> Any:
     """Every ok Fact inside ``value`` (a dataclass tree) marked with the section it came from."""
     if isinstance(value, Fact):
-        return dataclasses.replace(value, section=label) if value.ok and not value.section else value
+        return Fact(value.status, value.value, value.source, value.detail, label) if (
+            value.ok and not value.section) else value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {name: new for f in dataclasses.fields(value)
-                   if (new := _label(old := getattr(value, (name := f.name)), label)) is not old}
+        changes = {name: new for name in _field_names(type(value))
+                   if (new := _label(old := getattr(value, name), label)) is not old}
         return dataclasses.replace(value, **changes) if changes else value  # an unchanged tree is not copied
     if isinstance(value, tuple):
         items = tuple(_label(item, label) for item in value)
@@ -389,7 +397,7 @@ def _merge_facts(a: Any, b: Any, path: str, conflicts: list[Conflict]) -> Any:
             return b  # 7.2.3 refines 7.2
         return a if a.ok or not b.ok else b
     if dataclasses.is_dataclass(a) and dataclasses.is_dataclass(b) and type(a) is type(b) and not isinstance(a, type):
-        changes = {name: new for f in dataclasses.fields(a) if (name := f.name) not in _NOT_MERGED
+        changes = {name: new for name in _field_names(type(a)) if name not in _NOT_MERGED
                    if (new := _merge_facts(old := getattr(a, name), getattr(b, name), f"{path}.{name}".strip("."),
                                            conflicts)) is not old}
         return dataclasses.replace(a, **changes) if changes else a  # what b adds nothing to is not copied

@@ -13,6 +13,7 @@ import functools
 import html
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 
 from gpuready.probe.paste.prefilter import JoinedLines, lines_with_any
 
@@ -80,19 +81,32 @@ _BANNER_GLUED = "Collecting environment information..."
 
 def clean_lines(text: str) -> list[str]:
     """Lines without colour codes, Windows line ends, HTML entities or a Markdown quote prefix."""
-    text = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
-    lines = []
-    for line in text.split("\n"):
-        if "&" in line:
-            line = html.unescape(line)
-        if "：" in line or "，" in line:  # full-width colon and comma (CJK input) read as ASCII ones
-            line = line.replace("：", ": ").replace("，", ", ")
-        while line.startswith(">") and not line.startswith(">>>") and (len(line) == 1 or line[1] in " >"):
-            line = line[2:] if line.startswith("> ") else line[1:]
-        if line.startswith(_BANNER_GLUED) and "PyTorch version:" in line:
-            line = line[line.index("PyTorch version:"):]  # a terminal wider than the banner glued the next line on
-        lines.append(line.rstrip())
-    return lines
+    text = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n")) if "\x1b" in text or "\r" in text else text
+    lines = text.split("\n")
+    joined = JoinedLines(text, (0, *accumulate(map((1).__add__, map(len, lines)))))
+    marked = joined.where_any(_MAYBE_CLEANED)
+    marked.update(index + 1 for index in joined.where_word("\n>") if index + 1 < len(lines))  # found on the line before
+    if text.startswith(">"):
+        marked.add(0)
+    for index in sorted(marked):  # the other lines need only their trailing spaces taken off
+        lines[index] = _clean_line(lines[index])
+    return [line.rstrip() for line in lines]
+
+
+_MAYBE_CLEANED = ("&", "：", "，", _BANNER_GLUED)
+"""What a line that :func:`_clean_line` changes holds, besides a quote prefix (``>`` at its start)."""
+
+
+def _clean_line(line: str) -> str:
+    if "&" in line:
+        line = html.unescape(line)
+    if "：" in line or "，" in line:  # full-width colon and comma (CJK input) read as ASCII ones
+        line = line.replace("：", ": ").replace("，", ", ")
+    while line.startswith(">") and not line.startswith(">>>") and (len(line) == 1 or line[1] in " >"):
+        line = line[2:] if line.startswith("> ") else line[1:]
+    if line.startswith(_BANNER_GLUED) and "PyTorch version:" in line:
+        line = line[line.index("PyTorch version:"):]  # a terminal wider than the banner glued the next line on
+    return line
 
 
 def prompt_command(line: str) -> str | None:
