@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gpuready.compat.judge import judge
@@ -528,7 +528,7 @@ def test_a_command_is_classified_by_its_pattern_whatever_its_case() -> None:
 _LABEL_PARTS = st.tuples(
     st.lists(st.sampled_from(["> ", "- ", "• ", "**", '"', " ", "\t", "| ", "ſ", "K"]), max_size=3).map("".join),
     st.sampled_from(["OS", "os", "Operating System", "GPU", "gpu #0", "GPU 1", "ROCm version", "Kernel", "Distro",
-                     "jax_rocm7_plugin", "jax-cuda12-pjrt", "What GPU are you using?", "Which ROCm version is installed?",
+                     "jax_rocm7_plugin", "jax-cuda12-pjrt", "What GPU are you using?", "Which ROCm is installed?",
                      "CPU", "Driver Version", "PyTorch", "Python", "amdgpu-install", "Name", "Foo", "Graphics card",
                      "Linux kernel", "platform", "ſystem"]),
     st.sampled_from(["", "**", '"', " (e.g. 22.04)"]),
@@ -570,3 +570,26 @@ def test_the_real_pastes_are_cleaned_as_when_every_line_is_cleaned() -> None:
     from gpuready.probe.paste.segment import clean_lines
 
     assert all(clean_lines(text) == _clean_every_line(text) for text in REAL)
+
+
+_MENTION_ALPHABET = st.sampled_from(["AMD ", "NVIDIA ", "Radeon ", "Radeon(TM) ", "Instinct ", "GeForce ", "Tesla ",
+                                     "Quadro ", "TITAN ", "RX", "RTX", "GTX", " ", "\t", "\u00a0", "-", "MI", "250X",
+                                     "7900", "XTX", "XT", "W7900", "A100", "H100", "V100", "H200", "4x ", "with 4 ",
+                                     "Ubuntu ", "22.04", "Windows ", "WSL2 Ubuntu", "Arch Linux", "NixOS",
+                                     "Rocky Linux", " LTS", "Server ", "ſ", "ı", "K", "x", "1", "2"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_MENTION_ALPHABET, max_size=8).map("".join))
+@example("RX\t580")
+@example("two MI-250X")
+@example("an 7900\u00a0XT")
+@example("Ubuntu\t24.04")
+def test_a_sentence_passed_over_holds_no_gpu_name_and_no_distribution(text: str) -> None:
+    """The quick tests before the GPU-name and distribution patterns pass every text those patterns read."""
+    from gpuready.probe.paste import clues as found_clues
+
+    if found_clues._GPU_MENTION.search(text):
+        assert found_clues._MAYBE_MENTION.found(text), text
+    if found_clues._PROSE_OS.search(text):
+        assert found_clues._MAYBE_PROSE_OS.found(text), text

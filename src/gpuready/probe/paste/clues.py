@@ -230,8 +230,16 @@ _GPU_MENTION = re.compile(
 """A GPU named in running text, and how many (``4x MI210``, ``MI210x4``, ``with 4 MI250X cards``)."""
 
 
+_MAYBE_MENTION = Caseless.of(re.compile(r"radeon|instinct|firepro|geforce|tesla|quadro|titan|amd|nvidia|rx\s?\d|"
+                                         r"rtx\s?\d|gtx\s?\d|mi-?\d|\d\s?xt|w\d|[ahv]100|h200", re.IGNORECASE))
+"""What each name ``_GPU_MENTION`` reads holds (a family word, a vendor, or a model's letters and digit): a sentence
+without any is passed over at once."""
+
+
 def gpu_mentions(text: str) -> Iterator[tuple[str, int]]:
     """GPU names in a sentence with their counts (``(MI210, 4)``); a vendor prefix alone is no name."""
+    if not _MAYBE_MENTION.found(text):
+        return
     for match in _GPU_MENTION.finditer(text):
         name = match.group("name").strip()
         if not re.search(r"\d", name) or re.fullmatch(r"(?i)(AMD|NVIDIA)\s+\d{1,2}", name):
@@ -643,6 +651,9 @@ def _environment(line: str) -> Iterator[Found]:
 _PROSE_OS = re.compile(r"\b(?:(Ubuntu|Debian|Fedora|Rocky Linux|CentOS|Linux Mint|openSUSE Leap|RHEL|Pop!_OS|Windows|"
                        r"WSL2? Ubuntu)(?: Server)?\s+v?\d+(?:\.\d+)*(?:\s+LTS)?|Gentoo Linux|Arch Linux|NixOS)\b",
                        re.IGNORECASE)
+_MAYBE_PROSE_OS = Caseless.of(re.compile(r"ubuntu|debian|fedora|rocky linux|centos|linux mint|opensuse leap|rhel|"
+                                          r"pop!_os|windows|wsl|gentoo linux|arch linux|nixos", re.IGNORECASE))
+"""The names ``_PROSE_OS`` reads, without what must stand around them."""
 _PROSE_ROCM = re.compile(r"(?<![/\w.\-])ROCm(?:\s+version)?\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 """A ROCm release named in a sentence, not in a path or URL (``.../whl/rocm5.4.2`` is the torch build's)."""
 _PROSE_PYTHON = re.compile(r"\b(?:using|running|with|on)\s+Python\s+(3\.\d+\.\d+)\b", re.IGNORECASE)
@@ -664,8 +675,9 @@ def prose(line: str) -> Iterator[Found]:
     release, a GPU by name (with a count), a gfx target."""
     if len(line) > 2000:
         line = line[:2000]
-    for match in _PROSE_OS.finditer(line):
-        yield "host.os", match.group(0)
+    if _MAYBE_PROSE_OS.found(line):
+        for match in _PROSE_OS.finditer(line):
+            yield "host.os", match.group(0)
     for match in _PROSE_ROCM.finditer(line):
         yield "stack.rocm", match.group(1)
     for match in _PROSE_KERNEL.finditer(line):
