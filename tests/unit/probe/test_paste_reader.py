@@ -593,3 +593,47 @@ def test_a_sentence_passed_over_holds_no_gpu_name_and_no_distribution(text: str)
         assert found_clues._MAYBE_MENTION.found(text), text
     if found_clues._PROSE_OS.search(text):
         assert found_clues._MAYBE_PROSE_OS.found(text), text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["rx", "rx ", "mi", "mi-", "w", "a", "h", "v", "100", "7900", "580", "250", "xt", " ",
+                                 "_", "x", "9", "ubuntu", "amd", "gfx", "é", "-"]), max_size=10).map("".join))
+def test_a_sentence_is_read_as_prose_where_the_boundary_first_pattern_says(text: str) -> None:
+    """The model letters found first and their word boundary tested behind them find what the same patterns
+    beginning with the boundary find."""
+    import re
+
+    from gpuready.probe.paste import clues as found_clues
+
+    reference = re.compile(found_clues._MAYBE_PROSE.pattern + r"|\brx ?\d|\bmi-?\d|\bw\d{4}|\d ?xt|\b[ahv]100")
+    split = found_clues._MAYBE_PROSE.search(text) or found_clues._MAYBE_PROSE_MODEL.search(text)
+    assert bool(split) == bool(reference.search(text))
+
+
+_SHORT_FACTS = st.lists(st.sampled_from(["Ubuntu ", "22.04", "Linux ", "Kernel ", "6.8.0-45-generic", "ROCm ", "6.2.4",
+                                         "torch==", "2.4.1", "Ryzen 9 7950X", "Xeon", "E5-2680 v4", "16-Core Processor",
+                                         "Core(TM) i9", "RX 7900 XTX", "Radeon ", "MI250X", "W7900", "A100", "L4",
+                                         "T4", " (gfx1100)", "2x ", "AMD Raven", "780M Graphics", "Arc A770", "Windows",
+                                         "WSL2", "Pop!_OS", "ſ", "K", " ", "x", "1"]),
+                       min_size=1, max_size=6).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_SHORT_FACTS)
+@example("RX\u00a0580")
+@example("E7 4890v2")
+def test_a_short_line_passed_over_is_no_fact(line: str) -> None:
+    """The quick test before the bare-fact rules passes every line they read a fact from."""
+    import re
+    from unittest import mock
+
+    from gpuready.probe.paste import clues as found_clues
+    from gpuready.probe.paste.prefilter import Caseless
+
+    (_, _), (_, _), ((short, take), _) = found_clues._FALLBACK
+    match = short.search(line)
+    if match is None:
+        return
+    with mock.patch.object(found_clues, "_SHORT_FACT_WORDS", Caseless.of(re.compile(""))):
+        every = list(take(match))
+    assert list(take(match)) == every, line
