@@ -637,3 +637,18 @@ def test_a_short_line_passed_over_is_no_fact(line: str) -> None:
     with mock.patch.object(found_clues, "_SHORT_FACT_WORDS", Caseless.of(re.compile(""))):
         every = list(take(match))
     assert list(take(match)) == every, line
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["name", ", ", ",", "NVIDIA A100-SXM4-80GB", "00000000:07:00.0", "81920 MiB", "0",
+                                 "\n", "\n\n", '"', "8.0", "550.54.15", "index", "pci.bus_id", "memory.total [MiB]",
+                                 "I'm using an A100", " however", "x"]), max_size=25).map("".join))
+def test_a_csv_whose_first_rows_differ_is_one_the_nvidia_smi_parser_refuses(text: str) -> None:
+    """The quick look at two rows only says "no nvidia-smi CSV" where the parser would refuse the text too."""
+    from gpuready.errors import ParseError
+    from gpuready.probe.parse.nvidia import parse_nvidia_smi_csv
+    from gpuready.probe.paste.kinds import _first_rows_differ
+
+    if _first_rows_differ(text):
+        with pytest.raises(ParseError):
+            parse_nvidia_smi_csv(text)

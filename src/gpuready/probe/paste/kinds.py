@@ -3,8 +3,11 @@ another machine into a ``Fingerprint``. Bad input raises ``InputError`` naming t
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import enum
+import io
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -117,12 +120,24 @@ def detect_kind(text: str) -> ReportKind | None:
         return ReportKind.AMD_SMI_LIST
     first_row = stripped[:stripped.find("\n")] if "\n" in stripped else stripped
     if "," in first_row:  # a CSV's first row has its columns (a header or a GPU)
+        if _first_rows_differ(text):
+            return None  # the parser would refuse it at its second row; prose with commas mostly stops here
         try:
             parse_nvidia_smi_csv(text)
         except ParseError:
             return None
         return ReportKind.NVIDIA_SMI_CSV
     return None
+
+
+def _first_rows_differ(text: str) -> bool:
+    """Whether the first two rows of ``text`` read as CSV (blank rows skipped, as ``parse_nvidia_smi_csv`` does) have
+    different numbers of cells, or are no CSV at all: read lazily, so a long text is not read whole."""
+    try:
+        rows = list(itertools.islice((row for row in csv.reader(io.StringIO(text)) if any(row)), 2))
+    except csv.Error:
+        return True
+    return len(rows) == 2 and len(rows[0]) != len(rows[1])
 
 
 def _detect_json(data: object) -> ReportKind | None:
