@@ -652,3 +652,16 @@ def test_a_csv_whose_first_rows_differ_is_one_the_nvidia_smi_parser_refuses(text
     if _first_rows_differ(text):
         with pytest.raises(ParseError):
             parse_nvidia_smi_csv(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["Operating System", "OS", "GPU", "What GPU are you using?", "Which ROCm version is installed?",
+                        "What did you expect?", "Describe the bug", "**ROCm**", "# Kernel", "Steps", "Python version",
+                        "jax-rocm7-plugin", "GPU 0", "Environment", "What version of Python are you running?"]),
+       st.sampled_from(["Ubuntu 22.04", "RX 7900 XTX", "6.2.4", "3.10.12", "0.9.1", "AMD Radeon VII (gfx906)", "x",
+                        "Linux 6.8.0-45-generic", "Ryzen 9 7950X"]))
+def test_a_heading_no_label_is_read_under_reads_nothing(label: str, value: str) -> None:
+    from gpuready.probe.paste.clues import is_read_label, labelled
+
+    if not is_read_label(label):
+        assert list(labelled(label, value)) == []

@@ -286,6 +286,14 @@ _TRIPLE = re.compile(r"^\W*(?:x86_64|aarch64|i686|arm64)[-_]")
 """A platform (``x86_64-linux``), not an OS release."""
 
 
+def is_read_label(label: str) -> bool:
+    """Whether :func:`labelled` can read anything under ``label`` (a known label, or a question about the setup as it
+    is that names what it asks)."""
+    label = label.strip(" *_`-•\"'#").strip()
+    return bool(_ANY_LABEL.fullmatch(label)) or bool(_ASKS_NOW.match(label)) and any(
+        pattern.search(label) for pattern, _ in _QUESTIONS)
+
+
 def labelled(label: str, value: str) -> Iterator[Found]:
     """``OS: Ubuntu 22.04``, ``**GPU**: RX 6800``, ``ROCm version = 6.2``, ``"torch": "2.4.1+cu121"``: a known
     label with a value of the right shape (a distribution for the OS, a version for versions, a GPU for the GPU)."""
@@ -754,61 +762,67 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
     number) spares computing them here. A command is a part of the line it stands on (after its prompt): the rules
     that line opens include every rule the command opens, unless the command reaches past the 2,000 characters the
     gates read of a line; such a command gets its own."""
-    question = ""
-    lines = [line[:2000] if len(line) > 2000 else line for line in lines]
+    if lines and max(map(len, lines)) > 2000:
+        lines = [line[:2000] if len(line) > 2000 else line for line in lines]
     if gates is None:
         gates = LineGates.of(lines, first_line)
     own = LineGates.of(lines[:command_lines], first_line) if any(
         len(line) > 1000 for line in lines[:command_lines]) else gates
-    (label_rule, label_take), (table_rule, table_take), (short_rule, short_take) = (rule for rule, _ in _FALLBACK)
-    for offset, line in enumerate(lines):
+    for offset, line in enumerate(lines[:command_lines]):  # a command: tool-shaped facts and variables only
         number = first_line + offset
-        is_command = offset < command_lines
-        gate = own if is_command else gates
+        for pattern, take in own.rules.get(number, _UNGATED):
+            if match := pattern.search(line):
+                yield from filter(None, (_clue(item, number, TOOL) for item in take(match)))
+        if "_" in line and _ENV_GATE.search(line):
+            yield from (Clue(item[0], item[1], number, TOOL) for item in _environment(line))
+    yield from _read_lines(lines[command_lines:], first_line + len(lines[:command_lines]), gates, is_prose)
+
+
+def _read_lines(lines: Sequence[str], first_line: int, gates: LineGates, is_prose: bool) -> Iterator[Clue]:
+    """The clues of lines that are not commands (:func:`clues`), each tried only with what can match it."""
+    question = ""
+    rules_of, headings = gates.rules.get, gates.headings
+    (label_rule, label_take), (table_rule, table_take), (short_rule, short_take) = (rule for rule, _ in _FALLBACK)
+    for number, line in enumerate(lines, first_line):
         found_here = False
-        for pattern, take in gate.rules.get(number, _UNGATED):
-            match = pattern.search(line)
-            if match:
+        for pattern, take in rules_of(number, _UNGATED):
+            if match := pattern.search(line):
                 for item in take(match):
-                    clue = _clue(item, number, TOOL)
-                    if clue is not None:
+                    if (clue := _clue(item, number, TOOL)) is not None:
                         found_here = True
                         yield clue
         if "_" in line and _ENV_GATE.search(line):
             for item in _environment(line):
                 found_here = True
                 yield Clue(item[0], item[1], number, TOOL)
-        if is_command:
-            continue
-        if number in gate.headings and (heading := _HEADING.match(line)):
+        if number in headings and (heading := _HEADING.match(line)):
             question = (heading.group("a") or heading.group("b") or "").strip()
+            if not is_read_label(question):
+                question = ""  # a heading no label is read under: its answer is read as any line
             continue
         if question and line.strip():
             for item in labelled(question, line):
-                clue = _clue(item, number, LABELLED)
-                if clue is not None:
+                if (clue := _clue(item, number, LABELLED)) is not None:
                     found_here = True
                     yield clue
             question = ""
         if not found_here and len(line) <= 200:  # the fallbacks, each tried (a label line may also be a bare fact)
-            tried: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Iterator[Found]], int], ...] = (
-                (label_rule, label_take, LABELLED), (table_rule, table_take, LABELLED)) if (
-                ":" in line or "=" in line or "|" in line or "..." in line or "：" in line) and (
-                _MAYBE_LABELLED.match(line)) else ()  # a label's mark, and a label
-            if len(line) <= 64:
-                tried += ((short_rule, short_take, SHORT),)
-            for pattern, take, rank in tried:
-                match = pattern.search(line)
-                if match:
-                    for item in take(match):
-                        clue = _clue(item, number, rank)
-                        if clue is not None:
-                            found_here = True
-                            yield clue
+            if (":" in line or "=" in line or "|" in line or "..." in line or "：" in line) and (
+                    _MAYBE_LABELLED.match(line)):  # a label's mark, and a label
+                for pattern, take in ((label_rule, label_take), (table_rule, table_take)):
+                    if match := pattern.search(line):
+                        for item in take(match):
+                            if (clue := _clue(item, number, LABELLED)) is not None:
+                                found_here = True
+                                yield clue
+            if len(line) <= 64 and (match := short_rule.search(line)):
+                for item in short_take(match):
+                    if (clue := _clue(item, number, SHORT)) is not None:
+                        found_here = True
+                        yield clue
         if is_prose and not found_here and (_DIGIT.search(line) or "linux" in (lowered := line.lower()) or
                                             "nixos" in lowered) and (_MAYBE_PROSE.search(lowered := line.lower()) or
                                                                      _MAYBE_PROSE_MODEL.search(lowered)):
             for item in prose(line):
-                clue = _clue(item, number, PROSE)
-                if clue is not None:
+                if (clue := _clue(item, number, PROSE)) is not None:
                     yield clue
