@@ -389,13 +389,13 @@ _NOT_MERGED = frozenset({"index", "vendor", "sources", "name"})
 def _merge_facts(a: Any, b: Any, path: str, conflicts: list[Conflict]) -> Any:
     """``a`` with what only ``b`` knows filled in; ok values that disagree are recorded."""
     if isinstance(a, Fact) and isinstance(b, Fact):
-        if a.ok and b.ok and _text(a) != _text(b) and not (_text(a).startswith(_text(b)) or
-                                                          _text(b).startswith(_text(a))):
+        if not (a.ok and b.ok):
+            return a if a.ok or not b.ok else b
+        text_a, text_b = _text(a), _text(b)
+        if text_a != text_b and not (text_a.startswith(text_b) or text_b.startswith(text_a)):
             conflicts.append(Conflict(path, (str(getattr(a.value, "value", a.value)),
                                              str(getattr(b.value, "value", b.value))), (a.section, b.section)))
-        if a.ok and b.ok and _text(b).startswith(_text(a) + "."):
-            return b  # 7.2.3 refines 7.2
-        return a if a.ok or not b.ok else b
+        return b if text_b.startswith(text_a + ".") else a  # 7.2.3 refines 7.2
     if dataclasses.is_dataclass(a) and dataclasses.is_dataclass(b) and type(a) is type(b) and not isinstance(a, type):
         changes = {name: new for name in _field_names(type(a)) if name not in _NOT_MERGED
                    if (new := _merge_facts(old := getattr(a, name), getattr(b, name), f"{path}.{name}".strip("."),
