@@ -665,3 +665,15 @@ def test_a_heading_no_label_is_read_under_reads_nothing(label: str, value: str) 
 
     if not is_read_label(label):
         assert list(labelled(label, value)) == []
+
+
+def test_a_listing_of_the_cpu_asked_for_by_name_says_nothing_about_the_gpu() -> None:
+    """Synthetic REPL session: ``jax.devices("cpu")`` prints the CPU device whatever the GPU does; the listing after
+    it (all devices) decides."""
+    session = (">>> import jax\n>>> jax.__version__\n'0.4.35'\n>>> jax.devices(\"cpu\")\n[CpuDevice(id=0)]\n"
+               ">>> jax.devices()\n[cuda(id=0)]\n")
+    jax = next(f for f in read_paste(session, "synthetic").frameworks if f.name == "jax")
+    assert jax.accelerator_available.value is True
+    cpu_only = session.replace("[cuda(id=0)]", "[CpuDevice(id=0)]")
+    jax = next(f for f in read_paste(cpu_only, "synthetic").frameworks if f.name == "jax")
+    assert jax.accelerator_available.value is False

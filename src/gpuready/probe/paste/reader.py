@@ -474,6 +474,11 @@ def _distinct(conflicts: Iterable[Conflict]) -> list[Conflict]:
     return kept
 
 
+_CPU_DEVICES_ASKED = re.compile(r"\bdevices\(\s*(?:backend\s*=\s*)?[\"']cpu[\"']")
+"""A JAX call that asks for the CPU's devices (``jax.devices("cpu")``, ``jax.local_devices(backend='cpu')``): what it
+prints says nothing about the GPU."""
+
+
 def read_paste(text: str, origin: str) -> Fingerprint:
     """Everything a paste shows, merged, with its sections and error lines. InputError when nothing in it is
     recognised (no section, no fact, no known error)."""
@@ -499,6 +504,8 @@ def read_paste(text: str, origin: str) -> Fingerprint:
                 if kind in ("rocm-version-file", "unrecognised") or c.field != "stack.rocm_file"]
         if section.command:
             here.extend(printed(section.command, section.lines, section.first))
+            if _CPU_DEVICES_ASKED.search(section.command):  # jax.devices("cpu") lists the CPU whatever the GPU does
+                here = [c for c in here if c.field != "jax.device"]
         shown = "text" if kind == "unrecognised" else kind  # a section with an error line in it is text read
         seen = [*errors_in(command, section.command_line, shown, hints), *errors_in(section.lines, section.first, shown,
                                                                                      hints)]
