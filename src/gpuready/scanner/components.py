@@ -82,7 +82,8 @@ def requirements_component(path: str) -> str | None:
 
 def subprojects(paths: Iterable[str]) -> tuple[str, ...]:
     """Folders below the root that are projects of their own (their own setup.py or pyproject.toml): installed
-    separately, so optional for the project (``gptq/setup_cuda.py`` at the root counts as one too, by name)."""
+    separately, so optional for the project. A build script of its own name (``setup_cuda.py``, at the root or in a
+    folder such as ``pkg/kernels/``) counts as one too: it builds something the package's own install does not."""
     nested: set[PurePosixPath] = set()
     found = set()
     root_build = False
@@ -93,12 +94,24 @@ def subprojects(paths: Iterable[str]) -> tuple[str, ...]:
                 root_build = True
             else:
                 nested.add(pure.parent)
-        elif len(pure.parts) == 1 and re.fullmatch(r"setup_\w+\.py", pure.name):
-            found.add(pure.name)
+        elif re.fullmatch(r"setup_\w+\.py", pure.name):
+            found.add(str(pure))
     if not root_build and nested:  # no build at the root: the shallowest nested one is the project itself
         shallowest = min(len(folder.parts) for folder in nested)
         nested = {folder for folder in nested if len(folder.parts) > shallowest}
     return tuple(sorted(found | {f"{folder}/" for folder in nested}))
+
+
+def other_cmake_build(paths: Iterable[str], setup_builds_extensions: bool, setup_uses_cmake: bool) -> tuple[str, ...]:
+    """A CMake build at the root next to a ``setup.py`` that builds the project's extensions itself and never runs
+    CMake (``pip install`` does not use it: it serves C++ users, as torch_scatter's ``CMakeLists.txt``): the CMake
+    files, an optional part of their own. Nothing when setup.py may run CMake or builds no extension."""
+    if not setup_builds_extensions or setup_uses_cmake:
+        return ()
+    listed = [PurePosixPath(path.replace("\\", "/")) for path in paths]
+    if PurePosixPath("CMakeLists.txt") not in listed:
+        return ()
+    return ("CMakeLists.txt", *(("cmake/",) if any(p.parts[0] == "cmake" and len(p.parts) > 1 for p in listed) else ()))
 
 
 def own_packages(paths: Iterable[str]) -> frozenset[str]:

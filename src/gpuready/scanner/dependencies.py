@@ -128,6 +128,10 @@ def analyse_setup_py(text: str) -> list[Hit]:
                     for requirement in _literal_strings(keyword.value):
                         hits += _requirement(requirement, _line_of(text, requirement) or getattr(
                             keyword.value, "lineno", node.lineno), keyword.arg == "extras_require")
+    if (cmake := re.search(r"cmake", text, re.IGNORECASE)) is not None:  # the build may run CMake
+        hits.append(Hit("uses_cmake", text.count("\n", 0, cmake.start()) + 1))
+    if (built := re.search(r"\b(?:ext_modules|BuildExtension|CUDAExtension|CppExtension)\b", text)) is not None:
+        hits.append(Hit("builds_extensions", text.count("\n", 0, built.start()) + 1))  # compiles its own extensions
     return hits
 
 

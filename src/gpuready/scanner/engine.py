@@ -38,6 +38,7 @@ from gpuready.scanner.components import (
     component_of,
     core_subprojects,
     optional_modules,
+    other_cmake_build,
     own_packages,
     requirements_component,
     subprojects,
@@ -54,7 +55,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "7"
+SCANNER_VERSION = "8"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -329,6 +330,10 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     extensions = {h[2]: relative for relative, kind, digest in entries if kind == "setup_py"
                   for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", []) if h[0] == "extension_name"}
     nested = subprojects(relative for relative, _, _ in entries)
+    root_setup = [rule for relative, kind, digest in entries if relative == "setup.py"
+                  for rule, *_ in (fresh.get(digest) or known.get(digest) or {}).get("hits", [])]
+    nested += other_cmake_build((relative for relative, _, _ in entries), "builds_extensions" in root_setup,
+                                "uses_cmake" in root_setup)
     core = core_subprojects(imports, nested, extensions)
     cuda_only: dict[str, str] = {}  # the sources of an extension the build script makes only when not on ROCm
     for relative, kind, digest in entries:

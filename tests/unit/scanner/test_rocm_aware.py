@@ -187,6 +187,7 @@ def test_requirements_files_name_their_feature() -> None:
 def test_sub_projects_and_optional_modules() -> None:
     assert subprojects(["setup.py", "csrc/ext/setup.py", "setup_cuda.py", "pkg/__init__.py"]) == (
         "csrc/ext/", "setup_cuda.py")
+    assert subprojects(["setup.py", "hqq/kernels/setup_cuda.py", "hqq/core.py"]) == ("hqq/kernels/setup_cuda.py",)
     assert subprojects(["lib_a/setup.py", "lib_b/tools/setup.py"]) == ("lib_b/tools/",)  # no root build
     imports = {
         "pkg/__init__.py": [(".core|run", False), (".backends.fast|Fast", True)],
@@ -294,3 +295,38 @@ def test_the_function_around_a_line_is_the_outermost_one() -> None:
     assert enclosing_functions(kernel, {2}) == {}
     unbalanced = ["#ifdef X", "void f() {", "#else", "void g() {", "#endif", "  y();", "}"]
     assert enclosing_functions(unbalanced, {6}) == {}
+
+
+def test_a_cuda_version_test_beside_a_rocm_macro_is_not_reported(kb: KnowledgeBase) -> None:
+    """Held-out scan corpus 3 (torch_scatter's atomics): ``#if defined(USE_ROCM) || (... CUDA_VERSION < 10000)`` has
+    its ROCm branch in the condition itself; a CUDA_VERSION test alone is still reported."""
+    aware = "#include <cuda_runtime.h>\n#if defined(USE_ROCM) || (defined(__CUDA_ARCH__) && CUDA_VERSION < 10000)\n"
+    assert not any(rule == "kernel.cuda_version_macro" for rule, _ in _rule_lines(aware + "#endif\n", kb))
+    alone = "#include <cuda_runtime.h>\n#if defined(__CUDA_ARCH__) && CUDA_VERSION < 10000\n#endif\n"
+    assert ("kernel.cuda_version_macro", 2) in _rule_lines(alone, kb)
+
+
+def test_a_separate_kernel_build_and_a_cmake_build_pip_never_runs_are_parts_of_their_own(
+        kb: KnowledgeBase, tmp_path: Path) -> None:
+    """Held-out scan corpus 3: hqq builds optional CUDA kernels with ``hqq/kernels/setup_cuda.py``; torch_scatter's
+    root CMakeLists.txt (the C++ API build) enables CUDA while its setup.py builds the extensions itself. Neither
+    decides the project verdict; a CMake build that setup.py runs still does."""
+    (tmp_path / "pkg" / "kernels").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("import torch\n", encoding="utf-8")
+    (tmp_path / "pkg" / "kernels" / "setup_cuda.py").write_text(
+        "from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+        "setup(ext_modules=[CUDAExtension('k', ['k.cu'], extra_compile_args={'nvcc': ['-gencode=arch=compute_80']})],"
+        " cmdclass={'build_ext': BuildExtension})\n", encoding="utf-8")
+    (tmp_path / "setup.py").write_text(
+        "from torch.utils.cpp_extension import BuildExtension, CppExtension\n"
+        "setup(name='pkg', ext_modules=[CppExtension('pkg._c', ['csrc/a.cpp'])],\n"
+        "      cmdclass={'build_ext': BuildExtension})\n",
+        encoding="utf-8")
+    (tmp_path / "CMakeLists.txt").write_text("project(p)\nif(WITH_CUDA)\n  enable_language(CUDA)\nendif()\n",
+                                             encoding="utf-8")
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    assert report.verdict == "portable", [(f.code, f.location, f.evidence.get("component")) for f in report.findings]
+    assert set(report.components) == {"feature CMakeLists.txt", "feature pkg/kernels/setup_cuda.py"}
+    (tmp_path / "setup.py").write_text("import subprocess\nsubprocess.run(['cmake', '..'])\n"
+                                       "setup(name='pkg', ext_modules=[])\n", encoding="utf-8")
+    assert scan_tree(tmp_path, kb, jobs=1, cache=False).verdict == "blocked"  # setup.py runs CMake: the core build
