@@ -164,6 +164,17 @@ def test_nvidia_driver_too_old_for_the_wheel(data: Dataset) -> None:
     assert "470.57.02" in found["cuda.driver_too_old"].message
 
 
+def test_an_unknown_driver_is_a_warning_unless_torch_runs_cuda_on_the_gpu(data: Dataset) -> None:
+    """A driver too old for the wheel's CUDA runtime makes torch.cuda.is_available() False; where torch reports the
+    GPU available, the driver runs that CUDA whatever its version."""
+    from gpuready.probe.paste import read_paste
+
+    paste = ("PyTorch Version: 2.8.0+cu129\n- **Name:** cuda:0 NVIDIA GeForce RTX 5090 : cudaMallocAsync\n")
+    assert "unknown.nvidia_driver" not in judged(read_paste(paste, "synthetic"), data)[1]
+    unknown = paste.replace("- **Name:** cuda:0 NVIDIA GeForce RTX 5090 : cudaMallocAsync", "GPU: NVIDIA RTX 5090")
+    assert "unknown.nvidia_driver" in judged(read_paste(unknown, "synthetic"), data)[1]
+
+
 def test_os_not_listed_for_the_rocm_release(data: Dataset) -> None:
     fp = machine(rocminfo="rocminfo/mi300x-8gpu-gfx942-rocm6.2.3.txt", files={
         "/opt/rocm/.info/version": "6.0.2\n", "/etc/os-release": fixture("os-release/sles-15-sp6.txt"),

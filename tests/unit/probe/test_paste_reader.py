@@ -314,9 +314,10 @@ def test_prefilters_change_no_section_and_no_error_line(text: str) -> None:
 def test_prefilters_change_nothing_read_from_the_real_pastes() -> None:
     """Every real paste reads the same, fact for fact, with the prefilters as with every line tried."""
     folders = [Path(__file__).parents[2] / "fixtures" / name for name in ("pastes", "pastes-holdout",
-                                                                           "pastes-holdout2", "pastes-holdout3")]
+                                                                           "pastes-holdout2", "pastes-holdout3",
+                                                                           "pastes-holdout4")]
     paths = sorted(path for folder in folders for path in folder.glob("*.txt"))
-    assert len(paths) >= 108
+    assert len(paths) >= 127
     texts = [path.read_text(encoding="utf-8") for path in paths]
     fast = [read_paste(text, path.name) for text, path in zip(texts, paths, strict=True)]
     with _every_line_open():
@@ -677,3 +678,34 @@ def test_a_listing_of_the_cpu_asked_for_by_name_says_nothing_about_the_gpu() -> 
     cpu_only = session.replace("[cuda(id=0)]", "[CpuDevice(id=0)]")
     jax = next(f for f in read_paste(cpu_only, "synthetic").frameworks if f.name == "jax")
     assert jax.accelerator_available.value is False
+
+
+def test_lines_from_the_fourth_held_out_set_are_read() -> None:
+    """Lines the fourth held-out set showed unread (tests/fixtures/pastes-holdout4): llama.cpp's compute capability
+    (the sm_ target), a torch-availability print quoted in a sentence, a WSL kernel release in prose, uv's installed
+    packages and interpreter, ComfyUI's device list and its ROCm target line, rocm-smi 6's device name."""
+    assert ("gpu.arch", "sm_50") in [(c.field, c.value) for c in clues(
+        ["  Device 0: NVIDIA GeForce 940MX, compute capability 5.0"])]
+    assert _fields(["the output is `CUDA/ROCm available: False, Device count: 0`."])["torch.available"][0] == "False"
+    assert _fields(["(mine is 6.6.87.2-microsoft-standard-WSL2.)"], is_prose=True)["host.kernel"][0] == (
+        "6.6.87.2-microsoft-standard-WSL2")
+    uv = _fields(["Using CPython 3.12.8", " + jax==0.6.1", " + jax-cuda12-plugin==0.6.1", " + jaxlib==0.6.1"])
+    assert uv["host.python"][0] == "3.12.8" and uv["jax.version"][0] == "0.6.1"
+    comfy = _fields(["- **Name:** cuda:0 NVIDIA GeForce RTX 5090 : cudaMallocAsync", "AMD arch: gfx1151"])
+    assert comfy["gpu.name"][0] == "NVIDIA GeForce RTX 5090" and comfy["torch.available"][0] == "True"
+    assert comfy["gpu.arch"][0] == "gfx1151"
+    assert _fields(["GPU[0]\t\t: Device Name: \t\tAMD Instinct MI300X OAM"])["gpu.name"][0] == "AMD Instinct MI300X OAM"
+
+
+def test_error_lines_from_the_fourth_held_out_set_are_known() -> None:
+    from gpuready.probe.paste.errors import errors_in
+
+    def codes(line: str) -> list[str]:
+        return [seen.code for seen in errors_in([line], 1, "x")]
+
+    assert codes("ggml_init_cublas: no CUDA devices found, CUDA will be disabled") == ["no_gpu_found"]
+    assert codes("E external/xla/xla/stream_executor/cuda/cuda_driver.cc:152] failed call to cuInit: INTERNAL: CUDA "
+                 "error: Failed call to cuInit: CUDA_ERROR_SYSTEM_NOT_READY: system not yet initialized") == [
+        "cuda_init_failed"]
+    assert codes("ERROR:2025-05-28 18:06:26,600:jax._src.xla_bridge:444: Jax plugin configuration error: Exception "
+                 "when calling jax_plugins.xla_cuda12.initialize()") == ["jax_backend_init_failed"]

@@ -23,6 +23,8 @@ def driver_too_old(context: Context) -> Iterator[Finding]:
     if toolkit is None:
         return
     if not driver:
+        if torch.accelerator_available.value is True:
+            return  # torch starts CUDA on the GPU: a driver too old for its runtime makes is_available() False
         yield finding("unknown.nvidia_driver", Severity.WARN,
                       f"The NVIDIA driver version is not known, so whether it can run CUDA {cuda} was not checked.",
                       evidence={"torch CUDA": cuda}, remedy="nvidia-smi shows it")

@@ -477,6 +477,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"Cuda compilation tools, release (\d+\.\d+)", _one("stack.cuda")),
     # rocm-smi and amd-smi text
     (r"^GPU\[\d+\]\s*:\s*Card (?:Series|series)\s*:\s*(.+?)\s*$", _one("gpu.name")),
+    (r"^GPU\[\d+\]\s*:\s*Device Name\s*:\s*(.+?)\s*$", _one("gpu.name"), "device name"),  # rocm-smi 6.x
     (r"^GPU\[\d+\]\s*:\s*Card (?:Model|model)\s*:\s*(.+?)\s*$", _one("gpu.model")),
     (r"^GPU\[\d+\]\s*:\s*GFX Version\s*:\s*(gfx[0-9a-f]+)", _one("gpu.arch")),
     (r"^\s*Driver version\s*:\s*(\d+\.\d+(?:\.\d+)*)\s*$", _one("stack.amdgpu_driver")),
@@ -506,13 +507,15 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"release='(\d+\.\d+\.\d+[\w.\-+~]*)'", _one("host.kernel")),
     (r"/lib/modules/(\d+\.\d+\.\d+[\w.\-+~]*)/", _one("host.kernel")),
     (r"\bTainted: .*?\s(\d+\.\d+\.\d+-\d+[\w.\-+~]*) #", _one("host.kernel")),
-    # packages: pip list / pip freeze / conda list / [pip3] lines
-    (r"^(?:\[(?:pip\d?|conda)\]\s+)?(?P<name>torch|pytorch|torchvision|torchaudio|jax|jaxlib|jax[-_](?:rocm|cuda)\d*[-_]"
-     r"(?:plugin|pjrt)|triton|pytorch[-_]triton[-_]rocm|flash[-_]attn|xformers|vllm|bitsandbytes|transformers|"
+    # packages: pip list / pip freeze / conda list / [pip3] lines / uv's " + jax==0.6.1" (installed by uv add, uv sync)
+    (r"^(?:\[(?:pip\d?|conda)\]\s+| \+ )?(?P<name>torch|pytorch|torchvision|torchaudio|jax|jaxlib|"
+     r"jax[-_](?:rocm|cuda)\d*[-_](?:plugin|pjrt)|triton|pytorch[-_]triton[-_]rocm|flash[-_]attn|xformers|vllm|bitsandbytes|transformers|"
      r"deepspeed|onnxruntime[-_]\w+|tensorflow(?:[-_]rocm)?|rocm|rocm[-_]sdk[-_]core)(?:\s*==\s*|\s+)"
      r"(?P<version>\d+\.\d+(?:\.\d+)?[\w.+\-]*)",
      _packages, ("torch", "jax", "triton", "flash", "xformers", "vllm", "bitsandbytes", "transformers", "deepspeed",
                  "onnxruntime", "tensorflow", "rocm")),
+    (r"^Using CPython (\d+\.\d+\.\d+)\b", _one("host.python"), "using cpython"),  # uv's interpreter line
+    (r"^AMD arch: (gfx[0-9a-f]{3,4})\b", _one("gpu.arch"), "amd arch: "),  # ComfyUI's start-up log on ROCm
     # Python prints and reprs
     (r"^'?(?P<version>\d+\.\d+\.\d+\+(?:rocm|cu|cpu)[\w.]*)'?(?:\s+'?[\d.\-\w]+'?)?(?:\s+(?P<available>True|False))?\s*$",
      _torch_variant, ("+rocm", "+cu", "+cpu")),
@@ -539,7 +542,8 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^- Python version\s*:\s*(\d+\.\d+\.\d+)", _one("host.python")),
     # test-script prints: "torch version = 2.2.1+rocm5.7", "cuda available = True", "name = AMD Radeon RX 6600 XT"
     (r"^\s*(?:torch|pytorch) version\s*[=:]\s*(\d\S*)", _one("torch.version"), "torch version"),
-    (r"^\s*(?i:cuda|gpu|rocm) available\s*[=:]\s*(True|False)", _one("torch.available"), "available"),
+    (r"(?:^\s*|`)(?i:cuda|gpu|rocm)(?:/(?i:cuda|rocm|hip))? available\s*[=:]\s*(True|False)", _one("torch.available"),
+     "available"),  # "CUDA available: True", "`CUDA/ROCm available: False, Device count: 0`" quoted in a sentence
     (r"^\s*(?:device )?name\s*[=:]\s*(.+?)\s*$", lambda m: iter([("gpu.name", m.group(1))] if looks_like_gpu(
         m.group(1)) else [])),
     (r"^\s*--->\s+(gfx[0-9a-f]{3,4})\s*$", _one("gpu.arch"), "--->"),
@@ -552,9 +556,15 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^pytorch version:\s*(\S+)", _one("torch.version")),
     (r"^Device: cuda:\d+ (.+?)(?: : \w+)?$", lambda m: iter([("gpu.name", m.group(1)), ("torch.available", "True")]),
      "device: cuda:"),
+    # ComfyUI's "System Information" (Markdown): "- **Name:** cuda:0 NVIDIA GeForce RTX 5090 : cudaMallocAsync"
+    (r"^\s*-\s*\*\*Name:\*\*\s*cuda:\d+ (.+?)(?: : \w+)?\s*$",
+     lambda m: iter([("gpu.name", m.group(1)), ("torch.available", "True")]), "** cuda:"),
     (r"^ROCm version: \((\d+), (\d+)\)\s*$", lambda m: iter([("torch.hip", f"{m.group(1)}.{m.group(2)}")])),
     (r"^\[Crystools INFO\] CPU: (.+?) - Arch: \S+(?: - OS: (.+?))?\s*$", _many(("host.cpu", 1), ("host.os", 2))),
-    (r"Device \d+: (.+?), (?:compute capability|gfx)", _one("gpu.name"), "device "),
+    # llama.cpp / ggml: "Device 0: NVIDIA GeForce 940MX, compute capability 5.0" (the capability is the sm_ target)
+    (r"Device \d+: (.+?), (?:compute capability (\d+)\.(\d)\b|gfx)", lambda m: iter(
+        [("gpu.name", m.group(1)), *([("gpu.arch", f"sm_{m.group(2)}{m.group(3)}")] if m.group(2) else [])]),
+     "device "),
     (r"^Vulkan\d+: (?!llvmpipe|lavapipe|SwiftShader)((?:[^()]|\((?:TM|R)\))+?) \([^)]*\) \| uma", _one("gpu.name"),
      "vulkan"),
     # llama.cpp's newer Vulkan line: "ggml_vulkan: 0 = AMD Radeon Graphics (RADV GFX1151) (radv) | uma: 1" (Mesa's
@@ -671,7 +681,9 @@ _PROSE_ROCM = re.compile(r"(?<![/\w.\-])ROCm(?:\s+version)?\s*v?(\d+\.\d+(?:\.\d
 """A ROCm release named in a sentence, not in a path or URL (``.../whl/rocm5.4.2`` is the torch build's)."""
 _PROSE_PYTHON = re.compile(r"\b(?:using|running|with|on)\s+Python\s+(3\.\d+\.\d+)\b", re.IGNORECASE)
 _PROSE_KERNEL = re.compile(r"\b(\d+\.\d+\.\d+-\d+(?:\.\d+)*-(?:generic|lowlatency|azure|aws|gcp|oem|amd64|"
-                           r"microsoft-standard-WSL2))\b")
+                           r"microsoft-standard-WSL2)|\d+\.\d+\.\d+\.\d+-microsoft-standard-WSL2)\b")
+"""A kernel release in a sentence: a distribution's build (``6.8.0-45-generic``) or WSL's (``6.6.87.2-microsoft-
+standard-WSL2``)."""
 
 
 _MAYBE_PROSE = re.compile(word_trie(frozenset((
