@@ -100,7 +100,7 @@ def analyse_pyproject(text: str) -> list[Hit]:
         url = index.get("url", "") if isinstance(index, dict) else ""
         if url and _CUDA_INDEX.search(url) and "rocm" not in url:
             hits.append(Hit("requirement.cuda_index_url", _line_of(text, url), url))
-    return hits
+    return hits + cmake_mentioned(text)
 
 
 def _literal_strings(node: Any) -> list[str]:
@@ -128,11 +128,17 @@ def analyse_setup_py(text: str) -> list[Hit]:
                     for requirement in _literal_strings(keyword.value):
                         hits += _requirement(requirement, _line_of(text, requirement) or getattr(
                             keyword.value, "lineno", node.lineno), keyword.arg == "extras_require")
-    if (cmake := re.search(r"cmake", text, re.IGNORECASE)) is not None:  # the build may run CMake
-        hits.append(Hit("uses_cmake", text.count("\n", 0, cmake.start()) + 1))
-    if (built := re.search(r"\b(?:ext_modules|BuildExtension|CUDAExtension|CppExtension)\b", text)) is not None:
-        hits.append(Hit("builds_extensions", text.count("\n", 0, built.start()) + 1))  # compiles its own extensions
+    hits += cmake_mentioned(text)
+    if (built := re.search(r"\b(?:BuildExtension|CUDAExtension|CppExtension)\b", text)) is not None:
+        hits.append(Hit("builds_extensions", text.count("\n", 0, built.start()) + 1))  # with torch's builder
     return hits
+
+
+def cmake_mentioned(text: str) -> list[Hit]:
+    """A ``uses_cmake`` hit where a Python build file names CMake or scikit-build anywhere (a build backend, a cmake
+    call, a helper that runs it): then a CMakeLists.txt may be the build itself."""
+    cmake = re.search(r"cmake|scikit[-_]build|skbuild", text, re.IGNORECASE)
+    return [Hit("uses_cmake", text.count("\n", 0, cmake.start()) + 1)] if cmake is not None else []
 
 
 def analyse_setup_cfg(text: str) -> list[Hit]:
@@ -148,7 +154,7 @@ def analyse_setup_cfg(text: str) -> list[Hit]:
                 if requirement.strip():
                     hits += _requirement(requirement.strip(), _line_of(text, requirement.strip()),
                                          section != "options")
-    return hits
+    return hits + cmake_mentioned(text)
 
 
 def analyse_cog(text: str) -> list[Hit]:

@@ -330,10 +330,11 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     extensions = {h[2]: relative for relative, kind, digest in entries if kind == "setup_py"
                   for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", []) if h[0] == "extension_name"}
     nested = subprojects(relative for relative, _, _ in entries)
-    root_setup = [rule for relative, kind, digest in entries if relative == "setup.py"
-                  for rule, *_ in (fresh.get(digest) or known.get(digest) or {}).get("hits", [])]
-    nested += other_cmake_build((relative for relative, _, _ in entries), "builds_extensions" in root_setup,
-                                "uses_cmake" in root_setup)
+    root_build = {relative: [rule for rule, *_ in (fresh.get(digest) or known.get(digest) or {}).get("hits", [])]
+                  for relative, _, digest in entries if relative in ("setup.py", "pyproject.toml", "setup.cfg")}
+    nested += other_cmake_build((relative for relative, _, _ in entries),
+                                "builds_extensions" in root_build.get("setup.py", []),
+                                any("uses_cmake" in rules for rules in root_build.values()))
     core = core_subprojects(imports, nested, extensions)
     cuda_only: dict[str, str] = {}  # the sources of an extension the build script makes only when not on ROCm
     for relative, kind, digest in entries:

@@ -276,8 +276,9 @@ _PASTE_ALPHABET = st.sampled_from(["$ ", "# ", "> ", ">>> ", "```", "~~~", "<det
 
 
 def _every_line_open() -> contextlib.AbstractContextManager[object]:
-    """The prefilters switched off: every search of the joined lines names every line, so every rule, pattern and
-    test is tried on every line."""
+    """The joined-text prefilters switched off: every search of the joined lines names every line, so every gated
+    rule, error pattern and segment test is tried on every line. (The per-line quick tests before a costly pattern,
+    such as ``_MAYBE_LABELLED`` or ``Caseless``, are each held equal to their pattern by a test of their own.)"""
     from unittest import mock
 
     from gpuready.probe.paste.prefilter import JoinedLines
@@ -462,7 +463,7 @@ def _caseless_patterns() -> list[object]:
     from gpuready.probe.paste.errors import _flat
 
     return [found_clues._GPU_WORDS_FOUND, found_clues._CPU_WORDS_FOUND, found_clues._SHORT_FACT_WORDS,
-            *(pattern for _, pattern, _ in _flat())]
+            found_clues._MAYBE_MENTION, found_clues._MAYBE_PROSE_OS, *(pattern for _, pattern, _ in _flat())]
 
 
 _CASE_ALPHABET = st.sampled_from(["RX 7900 XTX", "radeon", "MI250X", "Xeon", "E5-2680 v4", "ROCm", "Kernel", "Ubuntu",
@@ -489,11 +490,19 @@ def test_a_caseless_pattern_agrees_on_every_line_of_the_real_pastes() -> None:
 
 
 def test_a_pattern_is_lower_cased_with_its_escapes_and_group_names_kept() -> None:
+    import re
+
     from gpuready.probe.paste.prefilter import _lower_case
 
     assert _lower_case(r"\bRX\s?\d{3}[A-Z]\S(?P<Name>x)(?P=Name)") == r"\brx\s?\d{3}[a-z]\S(?P<name>x)(?P=name)"
-    with pytest.raises(ValueError, match="cannot lower-case"):
-        _lower_case(r"\x41BC")
+    assert _lower_case(r"C:\\Users") == r"c:\\users"  # an escaped backslash before U is no code point
+    for changed in (r"\x41BC", r"[A-z]", r"[0-Z]", r"(?-i:X)"):
+        with pytest.raises(ValueError, match="cannot lower-case"):
+            _lower_case(changed)
+    from gpuready.probe.paste.prefilter import Caseless
+
+    with pytest.raises(ValueError, match="not a case-insensitive pattern"):
+        Caseless.of(re.compile("ROCm"))
 
 
 @settings(max_examples=300, deadline=None)
@@ -635,7 +644,7 @@ def test_a_short_line_passed_over_is_no_fact(line: str) -> None:
     match = short.search(line)
     if match is None:
         return
-    with mock.patch.object(found_clues, "_SHORT_FACT_WORDS", Caseless.of(re.compile(""))):
+    with mock.patch.object(found_clues, "_SHORT_FACT_WORDS", Caseless.of(re.compile("", re.IGNORECASE))):
         every = list(take(match))
     assert list(take(match)) == every, line
 
@@ -709,3 +718,60 @@ def test_error_lines_from_the_fourth_held_out_set_are_known() -> None:
         "cuda_init_failed"]
     assert codes("ERROR:2025-05-28 18:06:26,600:jax._src.xla_bridge:444: Jax plugin configuration error: Exception "
                  "when calling jax_plugins.xla_cuda12.initialize()") == ["jax_backend_init_failed"]
+
+
+
+def _later_success_by_every_pair(errors: list, found: list) -> list:  # type: ignore[type-arg]
+    """The loop ``_with_later_success`` replaced: each error against every success and change."""
+    import dataclasses
+
+    from gpuready.probe.paste.reader import _working
+
+    successes = [(c.line, text) for c in found if (text := _working(c)) is not None]
+    changes = sorted(((c.line, f"{c.field.removeprefix('env.')}={c.value}") for c in found
+                      if c.field.startswith("env.")), key=lambda change: change[0])
+    marked = []
+    for error in errors:
+        after = next(((line, text, change) for line, text in sorted(successes) if line > error.line
+                      for change in [next((ch for ch in changes if error.line < ch[0] <= line), None)]
+                      if change is not None), None) if error.line else None
+        if after is not None:
+            line, text, (change_line, change) = after
+            error = dataclasses.replace(error, later_success=f"line {line}: {text}, after {change} "
+                                                             f"(line {change_line})")
+        marked.append(error)
+    return marked
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.sampled_from(["error", "torch.available", "env.HIP_VISIBLE_DEVICES",
+                                                                "jax.device", "gpu.library"]),
+                          st.sampled_from(["True", "False", "0", "cuda(id=0)", "CpuDevice(id=0)", "rocm"])),
+                max_size=20))
+def test_an_error_is_marked_fixed_as_by_trying_every_success_and_change(items: list) -> None:  # type: ignore[type-arg]
+    from gpuready.model import ErrorSeen
+    from gpuready.probe.paste.clues import Clue
+    from gpuready.probe.paste.reader import _with_later_success
+
+    errors = [ErrorSeen("no_gpu_found", "x", f"line {line}", line=line) for line, field, _ in items if field == "error"]
+    found = sorted((Clue(field, value, line, 0) for line, field, value in items if field != "error"),
+                   key=lambda clue: clue.line)
+    assert _with_later_success(errors, found) == _later_success_by_every_pair(errors, found)
+
+
+def test_new_rules_read_only_what_they_are_for() -> None:
+    """A quoted expectation is no print of the GPU's state; a PCI id is no GPU name; ComfyUI's device line however it
+    is spaced; jax.local_devices(backend='cpu') lists the CPU only."""
+    assert "torch.available" not in _fields(["I expected `CUDA available: True` but got an error"])
+    assert "torch.available" not in _fields(["Expected behavior: `GPU available: True`"])
+    assert "gpu.name" not in _fields(["GPU[0] : Device Name: 0x7551"])
+    for spaced in ("- **Name:**cuda:0 NVIDIA A100 : native", "- **Name:**\tcuda:0 NVIDIA A100 : native"):
+        assert _fields([spaced])["gpu.name"][0] == "NVIDIA A100"
+    session = (">>> import jax\n>>> jax.__version__\n'0.4.35'\n>>> jax.local_devices(backend='cpu')\n"
+               "[CpuDevice(id=0)]\n>>> jax.devices()\n[cuda(id=0)]\n")
+    jax = next(f for f in read_paste(session, "synthetic").frameworks if f.name == "jax")
+    assert jax.accelerator_available.value is True
+    from gpuready.probe.paste.errors import errors_in
+
+    assert [e.code for e in errors_in(["failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is "
+                                       "detected"], 1, "x")] == ["no_gpu_found"]

@@ -330,3 +330,10 @@ def test_a_separate_kernel_build_and_a_cmake_build_pip_never_runs_are_parts_of_t
     (tmp_path / "setup.py").write_text("import subprocess\nsubprocess.run(['cmake', '..'])\n"
                                        "setup(name='pkg', ext_modules=[])\n", encoding="utf-8")
     assert scan_tree(tmp_path, kb, jobs=1, cache=False).verdict == "blocked"  # setup.py runs CMake: the core build
+    (tmp_path / "setup.py").write_text(
+        "from torch.utils.cpp_extension import BuildExtension, CppExtension\n"
+        "setup(name='pkg', ext_modules=[CppExtension('pkg._c', ['a.cpp'])], cmdclass={'build_ext': BuildExtension})\n",
+        encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[build-system]\nbuild-backend = "scikit_build_core.build"\n',
+                                            encoding="utf-8")
+    assert scan_tree(tmp_path, kb, jobs=1, cache=False).verdict == "blocked"  # a scikit-build backend: CMake builds

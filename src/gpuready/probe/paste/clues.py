@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuready.probe.parse.kfd import normalise_gfx_name
-from gpuready.probe.paste.prefilter import Caseless, JoinedLines, required_word, word_trie
+from gpuready.probe.paste.prefilter import LINE_CUT, Caseless, JoinedLines, cut_lines, required_word, word_trie
 
 _VERSION = r"\d+\.\d+(?:\.\d+)*(?:[.+\-~][\w.+\-]*)?"
 
@@ -477,7 +477,8 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"Cuda compilation tools, release (\d+\.\d+)", _one("stack.cuda")),
     # rocm-smi and amd-smi text
     (r"^GPU\[\d+\]\s*:\s*Card (?:Series|series)\s*:\s*(.+?)\s*$", _one("gpu.name")),
-    (r"^GPU\[\d+\]\s*:\s*Device Name\s*:\s*(.+?)\s*$", _one("gpu.name"), "device name"),  # rocm-smi 6.x
+    (r"^GPU\[\d+\]\s*:\s*Device Name\s*:(?!\s*0x[0-9a-fA-F]+\s*$)\s*(.+?)\s*$", _one("gpu.name"), "device name"),
+    # rocm-smi 6: "GPU[0] : Device Name: AMD Instinct MI300X OAM" (a bare PCI id where pci.ids lacks the card)
     (r"^GPU\[\d+\]\s*:\s*Card (?:Model|model)\s*:\s*(.+?)\s*$", _one("gpu.model")),
     (r"^GPU\[\d+\]\s*:\s*GFX Version\s*:\s*(gfx[0-9a-f]+)", _one("gpu.arch")),
     (r"^\s*Driver version\s*:\s*(\d+\.\d+(?:\.\d+)*)\s*$", _one("stack.amdgpu_driver")),
@@ -542,8 +543,9 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^- Python version\s*:\s*(\d+\.\d+\.\d+)", _one("host.python")),
     # test-script prints: "torch version = 2.2.1+rocm5.7", "cuda available = True", "name = AMD Radeon RX 6600 XT"
     (r"^\s*(?:torch|pytorch) version\s*[=:]\s*(\d\S*)", _one("torch.version"), "torch version"),
-    (r"(?:^\s*|`)(?i:cuda|gpu|rocm)(?:/(?i:cuda|rocm|hip))? available\s*[=:]\s*(True|False)", _one("torch.available"),
-     "available"),  # "CUDA available: True", "`CUDA/ROCm available: False, Device count: 0`" quoted in a sentence
+    (r"^(?:\s*|(?!.*(?i:expect|should)).*`)(?i:cuda|gpu|rocm)(?:/(?i:cuda|rocm|hip))? available\s*[=:]\s*(True|False)",
+     _one("torch.available"), "available"),  # "CUDA available: True"; "`CUDA/ROCm available: False`" quoted as
+    # what a command printed (not as what was expected)
     (r"^\s*(?:device )?name\s*[=:]\s*(.+?)\s*$", lambda m: iter([("gpu.name", m.group(1))] if looks_like_gpu(
         m.group(1)) else [])),
     (r"^\s*--->\s+(gfx[0-9a-f]{3,4})\s*$", _one("gpu.arch"), "--->"),
@@ -558,7 +560,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      "device: cuda:"),
     # ComfyUI's "System Information" (Markdown): "- **Name:** cuda:0 NVIDIA GeForce RTX 5090 : cudaMallocAsync"
     (r"^\s*-\s*\*\*Name:\*\*\s*cuda:\d+ (.+?)(?: : \w+)?\s*$",
-     lambda m: iter([("gpu.name", m.group(1)), ("torch.available", "True")]), "** cuda:"),
+     lambda m: iter([("gpu.name", m.group(1)), ("torch.available", "True")]), "**name:**"),
     (r"^ROCm version: \((\d+), (\d+)\)\s*$", lambda m: iter([("torch.hip", f"{m.group(1)}.{m.group(2)}")])),
     (r"^\[Crystools INFO\] CPU: (.+?) - Arch: \S+(?: - OS: (.+?))?\s*$", _many(("host.cpu", 1), ("host.os", 2))),
     # llama.cpp / ggml: "Device 0: NVIDIA GeForce 940MX, compute capability 5.0" (the capability is the sm_ target)
@@ -701,8 +703,8 @@ _DIGIT = re.compile(r"\d")
 def prose(line: str) -> Iterator[Found]:
     """Facts mentioned in a sentence (rank ``PROSE``): a distribution with its version, a ROCm release, a kernel
     release, a GPU by name (with a count), a gfx target."""
-    if len(line) > 2000:
-        line = line[:2000]
+    if len(line) > LINE_CUT:
+        line = line[:LINE_CUT]
     if _MAYBE_PROSE_OS.found(line):
         for match in _PROSE_OS.finditer(line):
             yield "host.os", match.group(0)
@@ -763,7 +765,7 @@ class LineGates:
 def joined_for_gates(lines: Sequence[str]) -> JoinedLines:
     """The lines as the gates read them: lower-cased (the heading and label marks have no case), the first 2,000
     characters of each."""
-    return JoinedLines.of([line[:2000] if len(line) > 2000 else line for line in lines])
+    return JoinedLines.of(cut_lines(lines))
 
 
 def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: bool = False,
@@ -774,8 +776,8 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
     number) spares computing them here. A command is a part of the line it stands on (after its prompt): the rules
     that line opens include every rule the command opens, unless the command reaches past the 2,000 characters the
     gates read of a line; such a command gets its own."""
-    if lines and max(map(len, lines)) > 2000:
-        lines = [line[:2000] if len(line) > 2000 else line for line in lines]
+    if lines and max(map(len, lines)) > LINE_CUT:
+        lines = cut_lines(lines)
     if gates is None:
         gates = LineGates.of(lines, first_line)
     own = LineGates.of(lines[:command_lines], first_line) if any(

@@ -12,7 +12,7 @@ from importlib import resources
 
 from gpuready.files import loads_yaml
 from gpuready.model import ErrorSeen
-from gpuready.probe.paste.prefilter import Caseless, JoinedLines, required_word
+from gpuready.probe.paste.prefilter import LINE_CUT, Caseless, JoinedLines, cut_lines, required_word
 
 
 @dataclass(frozen=True)
@@ -52,8 +52,6 @@ _HINT = ("error", "fail", "denied", "fault", "not ", "no ", "unable", "cannot", 
 case-insensitive pattern costs several times more than a plain search of the lower-cased lines for these words)."""
 
 
-_CUT = 2000
-"""How much of each line the shared joined text holds (:func:`ErrorIndex.of`'s ``joined``)."""
 _LONGEST = 4000
 """Longer lines are not read for errors."""
 
@@ -77,8 +75,8 @@ class ErrorIndex:
         """The index of ``lines``; ``joined`` is the lines lower-cased and cut at 2,000 characters when already made
         (a longer line is searched whole here)."""
         if joined is None:
-            joined = JoinedLines.of([line[:_CUT] if len(line) > _CUT else line for line in lines])
-        long = [i for i, line in enumerate(lines) if len(line) > _CUT]
+            joined = JoinedLines.of(cut_lines(lines))
+        long = [i for i, line in enumerate(lines) if len(line) > LINE_CUT]
         hinted = sorted(joined.where_any(_HINT) | {i for i in long if any(w in lines[i].lower() for w in _HINT)})
         by_word: dict[str, list[int]] = {}
         for position, (word, _, _) in enumerate(_flat()):

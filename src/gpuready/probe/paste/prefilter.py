@@ -27,6 +27,16 @@ def required_word(pattern: str) -> str:
     return max(words, key=len).lower() if words else ""
 
 
+LINE_CUT = 2000
+"""How much of each line the rules read, and so the joined text the gates and the error index search holds (one
+value: a word past it is never looked for)."""
+
+
+def cut_lines(lines: Sequence[str]) -> list[str]:
+    """Each line's first ``LINE_CUT`` characters."""
+    return [line[:LINE_CUT] if len(line) > LINE_CUT else line for line in lines]
+
+
 _Tree = dict[str, "_Tree"]
 """Words by their next character; an empty key marks where a word ends."""
 
@@ -137,6 +147,8 @@ class Caseless:
 
     @classmethod
     def of(cls, pattern: re.Pattern[str]) -> Caseless:
+        if not pattern.flags & re.IGNORECASE:
+            raise ValueError(f"not a case-insensitive pattern: {pattern.pattern!r}")
         return cls(pattern, re.compile(_lower_case(pattern.pattern), pattern.flags & ~re.IGNORECASE))
 
     def found(self, text: str) -> bool:
@@ -146,8 +158,14 @@ class Caseless:
 
 
 def _lower_case(pattern: str) -> str:
-    """``pattern`` with its letters in lower case, escapes (``\\S``, ``\\D``, ``\\B``) kept as they are."""
-    if re.search(r"\\[xuUN0-7]|\(\?[a-zA-Z]*-", pattern):  # a character by its code, or a flag switched off
+    """``pattern`` with its letters in lower case, escapes (``\\S``, ``\\D``, ``\\B``) kept as they are. ValueError
+    for what lower-casing would change the meaning of: a character by its code, a flag switched off inside, a range
+    in a character class whose ends differ in case (``[A-z]``)."""
+    escapes = [m.group(0) for m in re.finditer(r"\\.", pattern, re.DOTALL)]
+    classes = re.findall(r"\[(?:\\.|[^\]\\])*\]", pattern)
+    if any(e[1] in "xuUN01234567" for e in escapes) or re.search(r"\(\?[a-zA-Z]*-", pattern) or any(
+            a.isupper() != b.isupper() or a.isdigit() != b.isdigit()
+            for c in classes for a, b in re.findall(r"(\w)-(\w)", re.sub(r"\\.", "", c))):
         raise ValueError(f"cannot lower-case {pattern!r}")
     lowered = re.sub(r"\\.|[^\\]+", lambda m: m.group(0) if m.group(0).startswith("\\") else m.group(0).lower(),
                      pattern, flags=re.DOTALL)

@@ -474,7 +474,7 @@ def _distinct(conflicts: Iterable[Conflict]) -> list[Conflict]:
     return kept
 
 
-_CPU_DEVICES_ASKED = re.compile(r"\bdevices\(\s*(?:backend\s*=\s*)?[\"']cpu[\"']")
+_CPU_DEVICES_ASKED = re.compile(r"\b(?:local_)?devices\(\s*(?:backend\s*=\s*)?[\"']cpu[\"']")
 """A JAX call that asks for the CPU's devices (``jax.devices("cpu")``, ``jax.local_devices(backend='cpu')``): what it
 prints says nothing about the GPU."""
 
