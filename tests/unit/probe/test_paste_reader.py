@@ -775,3 +775,36 @@ def test_new_rules_read_only_what_they_are_for() -> None:
 
     assert [e.code for e in errors_in(["failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is "
                                        "detected"], 1, "x")] == ["no_gpu_found"]
+
+
+def _prose_every_pattern(line: str) -> list:  # type: ignore[type-arg]
+    """``prose`` with every pattern tried (the quick word tests left out): the reference they must agree with."""
+    import re
+
+    from gpuready.probe.parse.kfd import normalise_gfx_name
+    from gpuready.probe.paste import clues as found_clues
+
+    found: list = []  # type: ignore[type-arg]
+    found += [("host.os", m.group(0)) for m in found_clues._PROSE_OS.finditer(line)]
+    found += [("stack.rocm", m.group(1)) for m in found_clues._PROSE_ROCM.finditer(line)]
+    found += [("host.kernel", m.group(1)) for m in found_clues._PROSE_KERNEL.finditer(line)]
+    found += [("host.python", m.group(1)) for m in found_clues._PROSE_PYTHON.finditer(line)]
+    paired = re.search(r"\b((?:AMD |NVIDIA )?(?:Radeon|Instinct|GeForce)[\w ()]{1,40}?)\s*\((gfx[0-9a-f]{3,4})\)", line)
+    if paired:
+        found += [("gpu.named", paired.group(1).strip(), 1), ("gpu.arch", paired.group(2))]
+    found += [("gpu.named", m.group("name").strip(), int(m.group("count") or m.group("with") or m.group("after") or 1))
+              for m in found_clues._GPU_MENTION.finditer(line)
+              if re.search(r"\d", m.group("name")) and not re.fullmatch(r"(?i)(AMD|NVIDIA)\s+\d{1,2}", m.group("name"))]
+    found += [("gpu.arch", normalise_gfx_name(t)) for t in re.findall(r"\bgfx[0-9a-f]{3,4}\b", line)]
+    return found
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["I use ", "ROCm ", "ROCM ", "rocm", "6.2.4", "on Python ", "PYTHON ", "3.10.12",
+                                 "kernel ", "6.8.0-45-generic", "5.15.167.4-microsoft-standard-WSL2", "Ubuntu 22.04",
+                                 "Radeon RX 7900 XTX", " (gfx1100)", "gfx90a", "4x MI210", "with 2 ", "ſ", "ı", "K",
+                                 " ", ", ", "x"]), max_size=10).map("".join))
+def test_a_sentence_reads_as_when_every_prose_pattern_is_tried(line: str) -> None:
+    from gpuready.probe.paste.clues import prose
+
+    assert sorted(prose(line), key=repr) == sorted(_prose_every_pattern(line), key=repr)

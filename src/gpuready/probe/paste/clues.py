@@ -700,6 +700,12 @@ pattern beginning with the boundary)."""
 _DIGIT = re.compile(r"\d")
 
 
+_KERNEL_SUFFIXES = ("-generic", "-lowlatency", "-azure", "-aws", "-gcp", "-oem", "-amd64", "-microsoft-standard-WSL2")
+"""What every kernel release ``_PROSE_KERNEL`` reads ends with."""
+_PROSE_PAIRED = re.compile(r"\b((?:AMD |NVIDIA )?(?:Radeon|Instinct|GeForce)[\w ()]{1,40}?)\s*\((gfx[0-9a-f]{3,4})\)")
+_PROSE_GFX = re.compile(r"\bgfx[0-9a-f]{3,4}\b")
+
+
 def prose(line: str) -> Iterator[Found]:
     """Facts mentioned in a sentence (rank ``PROSE``): a distribution with its version, a ROCm release, a kernel
     release, a GPU by name (with a count), a gfx target."""
@@ -708,19 +714,20 @@ def prose(line: str) -> Iterator[Found]:
     if _MAYBE_PROSE_OS.found(line):
         for match in _PROSE_OS.finditer(line):
             yield "host.os", match.group(0)
-    for match in _PROSE_ROCM.finditer(line):
+    lowered = line.lower()  # each pattern below is tried only where the word it needs stands
+    for match in _PROSE_ROCM.finditer(line) if "rocm" in lowered else ():
         yield "stack.rocm", match.group(1)
-    for match in _PROSE_KERNEL.finditer(line):
+    for match in _PROSE_KERNEL.finditer(line) if any(word in line for word in _KERNEL_SUFFIXES) else ():
         yield "host.kernel", match.group(1)
-    for match in _PROSE_PYTHON.finditer(line):
+    for match in _PROSE_PYTHON.finditer(line) if "python" in lowered else ():
         yield "host.python", match.group(1)
-    paired = re.search(r"\b((?:AMD |NVIDIA )?(?:Radeon|Instinct|GeForce)[\w ()]{1,40}?)\s*\((gfx[0-9a-f]{3,4})\)", line)
+    paired = _PROSE_PAIRED.search(line) if "(gfx" in line else None
     if paired:
         yield "gpu.named", paired.group(1).strip(), 1
         yield "gpu.arch", paired.group(2)
     for name, count in gpu_mentions(line):
         yield "gpu.named", name, count
-    for target in re.findall(r"\bgfx[0-9a-f]{3,4}\b", line):
+    for target in _PROSE_GFX.findall(line) if "gfx" in line else ():
         yield "gpu.arch", normalise_gfx_name(target)
 
 
