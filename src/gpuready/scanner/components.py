@@ -102,12 +102,12 @@ def subprojects(paths: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(found | {f"{folder}/" for folder in nested}))
 
 
-def other_cmake_build(paths: Iterable[str], setup_builds_extensions: bool, setup_uses_cmake: bool) -> tuple[str, ...]:
+def other_cmake_build(paths: Iterable[str], setup_builds_extensions: bool, build_names_cmake: bool) -> tuple[str, ...]:
     """A CMake build at the root next to a ``setup.py`` that builds the project's extensions with torch's builder
     (``CUDAExtension``/``BuildExtension``) while no Python build file (setup.py, pyproject.toml, setup.cfg) names
     CMake: ``pip install`` does not use it (it serves C++ users, as torch_scatter's ``CMakeLists.txt``), so the CMake
     files are an optional part of their own. Nothing when CMake may be the build."""
-    if not setup_builds_extensions or setup_uses_cmake:
+    if not setup_builds_extensions or build_names_cmake:
         return ()
     listed = [PurePosixPath(path.replace("\\", "/")) for path in paths]
     if PurePosixPath("CMakeLists.txt") not in listed:

@@ -808,3 +808,14 @@ def test_a_sentence_reads_as_when_every_prose_pattern_is_tried(line: str) -> Non
     from gpuready.probe.paste.clues import prose
 
     assert sorted(prose(line), key=repr) == sorted(_prose_every_pattern(line), key=repr)
+
+
+def test_an_error_past_the_searched_part_of_a_long_line_is_found() -> None:
+    """The joined text holds each line's first 2,000 characters; an error word further on in a line of up to 4,000
+    is still found (longer lines are not read for errors)."""
+    from gpuready.probe.paste.errors import errors_in
+
+    line = "x" * 2300 + " hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"
+    assert [e.code for e in errors_in(["ok", line], 1, "x")] == ["hip_no_binary_for_gpu"]
+    assert [e.code for e in read_paste(f"rocminfo\n{line}\n", "synthetic").errors] == ["hip_no_binary_for_gpu"]
+    assert list(errors_in(["x" * 4100 + line], 1, "x")) == []

@@ -367,17 +367,14 @@ def _table_line(match: re.Match[str]) -> Iterator[Found]:
         yield found
 
 
-_OS_LINE = re.compile(r"^(?:Linux\s+)?(Ubuntu|Debian|Fedora|RHEL|Red Hat Enterprise Linux|Rocky Linux|AlmaLinux|CentOS|"
-                      r"openSUSE|SLES|Arch Linux|Manjaro|Linux Mint|Pop!_OS|Gentoo|NixOS|Windows|WSL2?)\b"
-                      r"[\w .()\-]*$", re.IGNORECASE)
+_OS_NAMES = (r"Ubuntu|Debian|Fedora|RHEL|Red Hat Enterprise Linux|Rocky Linux|AlmaLinux|CentOS|openSUSE|SLES|"
+             r"Arch Linux|Manjaro|Linux Mint|Pop!_OS|Gentoo|NixOS|Windows|WSL2?")
+_OS_LINE = re.compile(rf"^(?:Linux\s+)?({_OS_NAMES})\b[\w .()\-]*$", re.IGNORECASE)
 
 
-_SHORT_FACT_WORDS = Caseless.of(re.compile(
-    r"ubuntu|debian|fedora|rhel|red hat|rocky|almalinux|centos|opensuse|sles|arch linux|manjaro|mint|pop!_os|gentoo|"
-    r"nixos|windows|wsl|kernel|rocm|torch|\(gfx|ryzen|epyc|xeon|core i\d|threadripper|athlon|e[357][- ]?\d{4}|"
-    r"\d-core processor|core\(tm\)|radeon|instinct|mi-?\d{2}|rx\s?\d{3}|vega|navi|firepro|geforce|rtx|gtx|quadro|"
-    r"tesla|titan|a10|a30|a40|h100|h200|h800|b200|l4|v100|p100|t4|w\d{4}|\d{4}\s?xt|\d{3}m graphics|arc a\d{3}|"
-    r"amd (?:raven|picasso|renoir|cezanne|rembrandt)", re.IGNORECASE))
+_SHORT_FACT_WORDS = Caseless.of(re.compile("|".join((
+    _OS_NAMES, "kernel", "rocm", "torch", r"\(gfx", *(p.pattern.replace(r"\b", "") for p in (_CPU_WORDS, _GPU_WORDS)))),
+    re.IGNORECASE))
 """What every branch of :func:`_short_fact` needs, its patterns' words without the boundaries around them (each
 alternative begins with a character, so the engine looks only where one stands): most short lines hold none of it,
 and are passed at once."""

@@ -86,14 +86,11 @@ class ErrorIndex:
         for word, found in part.where_words(w for w in by_word if w).items():
             for index in found:
                 at.setdefault(hinted[index], set()).update(by_word[word])
-        everywhere = by_word.get("", [])
-        for index in long:  # a word may stand past the part of the line searched
+        for index in set(long) & set(hinted):  # a word may stand past the part of the line searched
             at.setdefault(index, set()).update(p for w, ps in by_word.items() if w in lines[index].lower() for p in ps)
-        if everywhere:
-            for index in hinted:
-                at.setdefault(index, set()).update(everywhere)
-        hinted_set = set(hinted)
-        return cls({first_line + i: tuple(sorted(found)) for i, found in at.items() if i in hinted_set})
+        for index in hinted if "" in by_word else ():  # a pattern without a certain word: tried on every hinted line
+            at.setdefault(index, set()).update(by_word[""])
+        return cls({first_line + i: tuple(sorted(found)) for i, found in at.items()})
 
 
 def errors_in(lines: tuple[str, ...] | list[str], first_line: int, section: str,

@@ -145,8 +145,7 @@ def _field_names(kind: type) -> tuple[str, ...]:
 def _label(value: Any, label: str) -> Any:
     """Every ok Fact inside ``value`` (a dataclass tree) marked with the section it came from."""
     if isinstance(value, Fact):
-        return Fact(value.status, value.value, value.source, value.detail, label) if (
-            value.ok and not value.section) else value
+        return dataclasses.replace(value, section=label) if value.ok and not value.section else value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         changes = {name: new for name in _field_names(type(value))
                    if (new := _label(old := getattr(value, name), label)) is not old}
@@ -383,7 +382,8 @@ def _text(fact: Fact[Any]) -> str:
 
 
 _NOT_MERGED = frozenset({"index", "vendor", "sources", "name"})
-"""A device's own fields: kept from the first list (the name is chosen by :func:`_merge_devices`)."""
+"""Fields that say which thing a record is (a device's index, vendor and name, a framework's name), not facts about it:
+kept from the first record (a device's name is chosen by :func:`_merge_devices`)."""
 
 
 def _merge_facts(a: Any, b: Any, path: str, conflicts: list[Conflict]) -> Any:
