@@ -24,9 +24,15 @@ _NVCC = re.compile(r"\bnvcc\b|NVCC\b|CUDA_HOME|CUDA_PATH|/usr/local/cuda")
 _DOCKER_BASE = re.compile(r"^\s*(FROM|From:)\s+(--platform=\S+\s+)?(docker://)?(nvidia/cuda|nvcr\.io/|"
                           r"pytorch/pytorch:\S*cuda|\S*/cuda:\d)", re.IGNORECASE)
 _NGC = re.compile(r"\bnvcr\.io/nvidia/")
-_CUDA_WHEELS = re.compile(r"download\.pytorch\.org/whl/(nightly/)?cu\d{2,3}\b|\+cu\d{2,3}\b|Jimver/cuda-toolkit|"
+_CUDA_WHEELS = re.compile(r"download\.pytorch\.org/whl/(nightly/)?cu(\d{2,3}\b|\$)|\+cu(\d{2,3}\b|\$\{?\w*CUDA)|"
+                          r"Jimver/cuda-toolkit|"
                           r"cuda-toolkit@|\bnvidia-(cublas|cudnn|cuda-runtime|cuda-nvrtc|nccl|cusparse)-cu\d+|"
-                          r"--index-url\s+\S*/cu\d{3}\b|\bapt(-get)?\s+install\b[^\n]*\bcuda-(toolkit|nvcc|libraries)")
+                          r"--index-url\s+\S*/cu\d{3}\b|\bapt(-get)?\s+install\b[^\n]*\bcuda-(toolkit|nvcc|libraries)|"
+                          r"\b(conda|mamba|micromamba)\s+install\b[^\n]*(-c|--channel)\s+nvidia\b|"
+                          r"jax_cuda_releases\.html|\+cuda\d+\.cudnn\d+")
+"""CUDA builds installed: PyTorch's CUDA wheel indexes (also with the CUDA version in a shell variable), ``+cu121``
+pins, the NVIDIA conda channel's toolkit, NVIDIA's library wheels, JAX's CUDA release page and ``+cuda12.cudnn89``
+jaxlib builds."""
 _SUBMODULE = re.compile(r"url\s*=\s*\S*(NVIDIA/cutlass|NVIDIA/cccl|NVIDIA/cub|NVlabs/cub|NVIDIA/thrust|"
                         r"NVIDIA/TensorRT|NVIDIA/nvbench|NVIDIA/cudnn-frontend|NVIDIA/nccl\b|flashinfer-ai/flashinfer)",
                         re.IGNORECASE)
@@ -59,9 +65,14 @@ def analyse_makefile(text: str) -> list[Hit]:
 
 
 def analyse_dockerfile(text: str) -> list[Hit]:
-    """Dockerfile / Apptainer definition on an NVIDIA CUDA base image."""
-    return [Hit("build.dockerfile_cuda_base", n, line.strip()[:160]) for n, line in _lines(text)
-            if _DOCKER_BASE.search(line)]
+    """Dockerfile / Apptainer definition on an NVIDIA CUDA base image, and the CUDA builds its commands install."""
+    hits = []
+    for number, line in _lines(text):
+        if _DOCKER_BASE.search(line):
+            hits.append(Hit("build.dockerfile_cuda_base", number, line.strip()[:160]))
+        elif _CUDA_WHEELS.search(line) and "rocm" not in line.lower():
+            hits.append(Hit("ci.cuda_wheels", number, line.strip()[:160]))
+    return hits
 
 
 _CUDA_MATRIX = re.compile(r"^\s*-?\s*['\"]?cuda(?:[-_]?(?:version|ver|toolkit))?['\"]?\s*:\s*\[?\s*['\"]?"

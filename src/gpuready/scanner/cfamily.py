@@ -109,14 +109,22 @@ def branches(lines: Sequence[str]) -> list[str]:
 
 
 _WARP_SYNC = re.compile(r"__shfl|__ballot|__syncwarp|__activemask|__any_sync|__all_sync|__reduce_\w+_sync|"
-                        r"__match_\w+_sync|WarpReduce|WarpScan|cub::Warp|tiled_partition")
+                        r"__match_\w+_sync|WarpReduce|WarpScan|cub::Warp|tiled_partition|\bwmma::|mma\.sync|"
+                        r"\bldmatrix\b|\bmma_sync\s*\(")
+"""Warp-synchronous code: shuffles, votes, warp primitives, and tensor-core fragments (a warp of 32 lanes holds one
+``wmma`` / ``mma.sync`` tile between them)."""
+_WARP_CONSTANT = re.compile(r"#\s*define\s+\w*(?:WARP_?SIZE|WarpSize|warp_size|THREADS_PER_WARP)\w*\s+"
+                            r"\(?32[uU]?\)?\s*$|"
+                            r"\b(?:WARP_SIZE|WARPSIZE|kWarpSize|WarpSize|THREADS_PER_WARP|kThreadsPerWarp)\s*=\s*32\b")
+"""A warp width of 32 set as a named constant: it exists to size and index by warps, wherever they are used."""
 _SHFL_REMAP = re.compile(r"^\s*#\s*define\s+__shfl\w*_sync\b")
 _STD_SHIM = re.compile(r"\bnamespace\s+std\s*=\s*(?:::)?std\s*;")
 """``namespace cuda { namespace std = ::std; }`` in the file's ROCm branch: its ``cuda::std::`` names are the C++
 standard library's there."""
 _LIBCUDACXX_BEYOND_STD = re.compile(r"\bcuda::(?!std::)|cuda/(?!std/)")
 WARP_RULES = ("kernel.warp_size_32",)
-"""Rules that matter only in a file with warp-synchronous code (a lane index used for nothing else is harmless)."""
+"""Rules that matter only in a file with warp-synchronous code (a lane index used for nothing else is harmless), but
+for a named warp-width constant (``#define WARP_SIZE 32``), which says so itself."""
 
 
 LANE_RULES = ("kernel.warp_size_32", "kernel.full_warp_mask")
@@ -196,7 +204,7 @@ def analyse_cfamily(text: str, rules: Sequence[tuple[str, re.Pattern[str]]]) -> 
         if _ASM_OPEN.search(line):  # asm volatile( \n "mma.sync..." : the instruction string is on the next lines
             probe = line + " " + " ".join(lines[index + 1:index + 3]).strip()
         for rule_id, pattern in rules:
-            if rule_id in WARP_RULES and not warp_sync or not pattern.search(probe):
+            if rule_id in WARP_RULES and not (warp_sync or _WARP_CONSTANT.search(probe)) or not pattern.search(probe):
                 continue
             shimmed = rule_id == "kernel.libcudacxx" and std_shim and not _LIBCUDACXX_BEYOND_STD.search(probe)
             if states[index] == CUDA and has_rocm_branch or shimmed:

@@ -13,6 +13,9 @@ from pathlib import PurePosixPath
 
 CORE, BUILD, OPTIONAL = "core", "build", "optional"
 TESTS, BENCHMARKS, EXAMPLES, DOCS, CI = "tests", "benchmarks", "examples", "docs", "ci"
+INSTALL = "install"
+"""The part a step of installing belongs to when it is to be watched but leaves the code portable (its verdict is
+shown beside the project's, as CI's is)."""
 DECIDING = frozenset({CORE, BUILD})
 """Components whose findings decide the project verdict."""
 

@@ -24,6 +24,11 @@ _CUDA_LOCAL = re.compile(r"\+cu\d{2,3}\b|^\s*[A-Za-z0-9][\w.\-]*\s*\[[^\]]*?\b(?
 _CUDA_INDEX = re.compile(r"(download\.pytorch\.org/whl/cu\d+|/cu\d{2,3}(/|$)|nvidia\.com|cuda\d*)", re.IGNORECASE)
 
 
+_NAMED_OTHERWISE_ON_ROCM = frozenset({"triton"})
+"""Distributions that ROCm PyTorch brings under another name (``pytorch-triton-rocm``): pip does not count it as the
+one required, so it installs the upstream build over it."""
+
+
 def _requirement(text: str, line: int, optional: bool = False) -> list[Hit]:
     hits = []
     match = _NAME.match(text)
@@ -31,6 +36,8 @@ def _requirement(text: str, line: int, optional: bool = False) -> list[Hit]:
         hits.append(Hit("requirement", line, text.strip(), optional))
         if _CUDA_LOCAL.search(text):
             hits.append(Hit("requirement.cuda_local_version", line, text.strip(), optional))
+        if re.sub(r"[-_.]+", "-", match.group(1)).lower() in _NAMED_OTHERWISE_ON_ROCM:
+            hits.append(Hit("install.named_otherwise_on_rocm", line, text.strip(), optional))
     return hits
 
 

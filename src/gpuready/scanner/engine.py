@@ -34,6 +34,7 @@ from gpuready.scanner.cfamily import LANE_RULES, analyse_cfamily, uses_cuda
 from gpuready.scanner.components import (
     CI,
     DECIDING,
+    INSTALL,
     OPTIONAL,
     component_of,
     core_subprojects,
@@ -55,7 +56,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "8"
+SCANNER_VERSION = "9"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -110,7 +111,7 @@ def classify(path: Path) -> str | None:
     if suffix in (".yml", ".yaml") and (parts & {".github", ".circleci", ".gitlab", ".buildkite"} or name in (
             ".gitlab-ci.yml", "azure-pipelines.yml", ".travis.yml")):
         return "ci"
-    if suffix == ".sh":
+    if suffix in (".sh", ".bash"):
         return "ci"
     if suffix == ".hip":
         return "hip"
@@ -545,8 +546,9 @@ def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozens
     return findings
 
 
-_NOT_DECIDING = ("scan.build.dockerfile_cuda_base", "scan.ci.", "scan.credit.")
-"""Containers and CI are deployment: they do not decide whether the project runs on ROCm."""
+_NOT_DECIDING = ("scan.build.dockerfile_cuda_base", "scan.ci.", "scan.credit.", "scan.install.")
+"""Containers and CI are deployment, and an install step to watch leaves the code portable: they do not decide
+whether the project runs on ROCm."""
 
 
 def _worst(findings: Sequence[Finding]) -> str:
@@ -577,6 +579,7 @@ def component_verdicts(findings: Sequence[Finding]) -> dict[str, str]:
                 found.code == "scan.file_skipped"):
             continue
         part = found.evidence.get("component", "core")
-        part = CI if found.code.startswith(("scan.ci.", "scan.build.dockerfile")) and part in DECIDING else part
+        part = CI if found.code.startswith(("scan.ci.", "scan.build.dockerfile")) and part in DECIDING else (
+            INSTALL if found.code.startswith("scan.install.") and part in DECIDING else part)
         parts.setdefault(part, []).append(found)
     return {part: _worst(found) for part, found in sorted(parts.items())}

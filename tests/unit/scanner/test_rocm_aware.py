@@ -12,7 +12,7 @@ import pytest
 from gpuready.scanner.build_files import analyse_ci, analyse_cmake, analyse_dockerfile, analyse_gitmodules
 from gpuready.scanner.cfamily import analyse_cfamily, branches, without_comments
 from gpuready.scanner.components import component_of, optional_modules, requirements_component, subprojects
-from gpuready.scanner.engine import scan_tree
+from gpuready.scanner.engine import classify, scan_tree
 from gpuready.scanner.kb import KnowledgeBase, load_kb
 from gpuready.scanner.kernels import compile_rules
 from gpuready.scanner.python_source import analyse_python
@@ -106,6 +106,17 @@ def test_comments_do_not_count_and_lane_math_matters_only_with_warp_sync(kb: Kno
     plain = "__global__ void k() { int off = threadIdx.x % 32; out[off] = 1; }\n"
     assert _rule_lines(plain, kb) == []
     assert ("kernel.warp_size_32", 1) in _rule_lines(plain + "float v = __shfl_down_sync(0xffffffff, x, 1);\n", kb)
+
+
+def test_a_named_warp_width_of_32_counts_without_shuffles_and_tensor_core_tiles_are_warp_synchronous(
+        kb: KnowledgeBase) -> None:
+    """flash-fft-conv's `#define WARP_SIZE 32` beside wmma tiles, llm.c's `#define WARP_SIZE 32U` in a header with
+    no shuffle; a bare `threadIdx.x % 32` still needs warp-synchronous code (marlin's is beside mma.sync PTX)."""
+    assert ("kernel.warp_size_32", 2) in _rule_lines("#include <cuda_runtime.h>\n#define WARP_SIZE 32U\n", kb)
+    assert ("kernel.warp_size_32", 2) in _rule_lines("#include <cuda_runtime.h>\nconstexpr int kWarpSize = 32;\n", kb)
+    lane = "__global__ void k() { int lane = threadIdx.x % 32; }\n"
+    assert _rule_lines("#include <cuda_runtime.h>\n" + lane, kb) == []
+    assert ("kernel.warp_size_32", 2) in _rule_lines("#include <mma.h>\n" + lane + "wmma::fragment<a> f;\n", kb)
 
 
 @pytest.mark.parametrize(("line", "rule"), [
@@ -216,6 +227,36 @@ def test_build_ci_and_container_files() -> None:
     matrix = ("matrix:\n  include:\n    - os: ubuntu-22.04\n      cuda: \"12.8\"\n"
               "    cuda-version: ['cu126', 'cu128']\n    rocm: ['6.2']\n    python: ['3.11']\n")
     assert [h.line for h in analyse_ci(matrix)] == [4, 5]  # CUDA versions as a matrix axis (gsplat, tiny-cuda-nn)
+
+
+def test_cuda_builds_installed_by_shell_scripts_and_containers() -> None:
+    """punica's ci/*.bash (the CUDA version in a shell variable), alpaca-lora's and alphafold's Dockerfiles (a torch
+    nightly cu118 index; a jaxlib +cuda12.cudnn89 build), exllamav2's workflow (the NVIDIA conda channel)."""
+    script = ('pip install torch==$V --index-url "https://download.pytorch.org/whl/cu${CUDA_MAJOR}${CUDA_MINOR}"\n'
+              'VERSION="${V}+cu${CUDA_MAJOR}${CUDA_MINOR}" python -m build\n'
+              "mamba install -y -c nvidia/label/cuda-$cudaVersion cuda-toolkit cuda-runtime\n"
+              "conda install -y -c conda-forge numpy\n")
+    assert [h.line for h in analyse_ci(script)] == [1, 2, 3]
+    docker = ("FROM ubuntu:22.04\n"
+              "RUN pip install --pre torch --index-url https://download.pytorch.org/whl/nightly/cu118\n"
+              "RUN pip install jax==0.4.26 jaxlib==0.4.26+cuda12.cudnn89 \\\n"
+              "      -f https://storage.googleapis.com/jax-releases/jax_cuda_releases.html\n"
+              "RUN pip install torch --index-url https://download.pytorch.org/whl/rocm6.2\n")
+    assert [(h.rule, h.line) for h in analyse_dockerfile(docker)] == [
+        ("ci.cuda_wheels", 2), ("ci.cuda_wheels", 3), ("ci.cuda_wheels", 4)]
+    assert classify(Path("ci/run-ci-build-wheel.bash")) == "ci"
+
+
+def test_a_triton_requirement_is_an_install_step_to_watch_not_a_verdict(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """whisper, FlagAttention, native-sparse-attention: ROCm torch brings pytorch-triton-rocm, which pip does not count
+    as `triton`; the code stays portable."""
+    (tmp_path / "requirements.txt").write_text("numpy\ntriton>=2.0.0;platform_machine==\"x86_64\"\n"
+                                               "pytorch-triton-rocm\n", encoding="utf-8")
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    install = [f for f in report.findings if f.code == "scan.install.named_otherwise_on_rocm"]
+    assert [(f.location, f.severity.value) for f in install] == [("requirements.txt:2", "warn")]
+    assert report.verdict == "portable"
+    assert report.components == {"install": "needs alternatives"}
 
 
 def test_a_pin_below_the_first_rocm_release_makes_every_use_a_warning(kb: KnowledgeBase, tmp_path: Path) -> None:
