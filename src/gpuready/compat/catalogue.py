@@ -25,18 +25,23 @@ def _keys(entry: GpuEntry) -> set[str]:
 
 
 def matching_gpus(gpus: Sequence[GpuEntry], name: str) -> list[GpuEntry]:
-    """Every entry whose name or alias matches ``name`` (normalised), also with a leading ``rx``/``rtx`` dropped."""
+    """Every entry whose name or alias matches ``name`` (normalised), also with a leading ``rx``/``rtx`` dropped; where
+    none does, the entries whose name begins with it (a name a tool or a page cut short), when it is long enough to
+    be more than a family's (8 characters normalised)."""
     wanted = normalise_name(name)
     if not wanted:
         return []
     candidates = {wanted, wanted.removeprefix("rx"), wanted.removeprefix("rtx")}
-    found = []
+    found, cut = [], []
     for entry in gpus:
         keys = _keys(entry)
         keys |= {k.removeprefix("rx").removeprefix("rtx") for k in keys}
         if keys & candidates:
             found.append(entry)
-    return found
+        elif len(wanted) >= 8 and any(k.startswith(wanted) for k in keys):
+            cut.append(entry)
+    return found or cut  # a name cut short ("NVIDIA A100-SXM4-80G"): the boards whose names it begins
+
 
 
 def _narrowed(found: list[GpuEntry], compute_units: int | None) -> list[GpuEntry]:

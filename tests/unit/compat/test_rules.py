@@ -183,6 +183,28 @@ def test_os_not_listed_for_the_rocm_release(data: Dataset) -> None:
     assert "rocm.os_unsupported" in found, "SLES 15 SP6 came with ROCm 6.2, not 6.0"
 
 
+def test_an_unlisted_point_release_of_a_listed_ubuntu_lts_is_information(data: Dataset) -> None:
+    """vLLM#38107: Ubuntu 24.04.4 with ROCm 7.2.0, whose list has 24.04.3: the same LTS (an info); its kernel is still
+    held against the listed kernels. A release line that is not listed stays a warning."""
+    from gpuready.probe.paste import read_paste
+
+    paste = 'ROCm version: 7.2.0\nPRETTY_NAME="Ubuntu 24.04.4 LTS"\nGPU 0: AMD Radeon PRO V620 (gfx1030)\n'
+    found = judged(read_paste(paste, "synthetic"), data)[1]
+    assert "rocm.os_point_release" in found and "rocm.os_unsupported" not in found
+    kernel = judged(read_paste(paste + "Linux box 4.15.0-20-generic #21 SMP\n", "synthetic"), data)[1]
+    assert "rocm.kernel_unlisted" in kernel
+    other = judged(read_paste(paste.replace("24.04.4", "23.10"), "synthetic"), data)[1]
+    assert "rocm.os_unsupported" in other and "rocm.os_point_release" not in other
+
+
+def test_a_gpu_name_cut_short_is_found_by_its_beginning(data: Dataset) -> None:
+    """vLLM#20581's collect_env cut 'NVIDIA A100-SXM4-80GB' to '...-80G'; a family's short name finds nothing."""
+    from gpuready.compat.catalogue import matching_gpus
+
+    assert [g.name for g in matching_gpus(data.gpus.gpus, "NVIDIA A100-SXM4-80G")] == ["NVIDIA A100-SXM4-80GB"]
+    assert matching_gpus(data.gpus.gpus, "NVIDIA GeForce RTX 40") == []
+
+
 def test_stale_data_warns(data: Dataset) -> None:
     fp = machine(nodes={})
     findings = judge(fp, data, today=data.as_of + datetime.timedelta(days=400))

@@ -316,9 +316,9 @@ def test_prefilters_change_nothing_read_from_the_real_pastes() -> None:
     """Every real paste reads the same, fact for fact, with the prefilters as with every line tried."""
     folders = [Path(__file__).parents[2] / "fixtures" / name for name in ("pastes", "pastes-holdout",
                                                                            "pastes-holdout2", "pastes-holdout3",
-                                                                           "pastes-holdout4")]
+                                                                           "pastes-holdout4", "pastes-holdout5")]
     paths = sorted(path for folder in folders for path in folder.glob("*.txt"))
-    assert len(paths) >= 127
+    assert len(paths) >= 147
     texts = [path.read_text(encoding="utf-8") for path in paths]
     fast = [read_paste(text, path.name) for text, path in zip(texts, paths, strict=True)]
     with _every_line_open():
@@ -719,6 +719,78 @@ def test_error_lines_from_the_fourth_held_out_set_are_known() -> None:
     assert codes("ERROR:2025-05-28 18:06:26,600:jax._src.xla_bridge:444: Jax plugin configuration error: Exception "
                  "when calling jax_plugins.xla_cuda12.initialize()") == ["jax_backend_init_failed"]
 
+
+
+def _every(lines: list[str], **kwargs: object) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for clue in clues(lines, **kwargs):  # type: ignore[arg-type]
+        found.setdefault(clue.field, []).append(clue.value)
+    return found
+
+
+def test_lines_from_the_fifth_held_out_set_are_read() -> None:
+    """Lines the fifth held-out set showed unread (tests/fixtures/pastes-holdout5)."""
+    quoted = _every(["I have NVIDIA-SMI Driver Version: 550.54.15 and CUDA Version: 12.4 on A100 and L40 GPUs."],
+                     is_prose=True)
+    assert quoted["stack.nvidia_driver"][0] == "550.54.15" and quoted["stack.cuda"][0] == "12.4"
+    assert sorted(quoted["gpu.named"]) == ["A100", "L40"], "a sentence is read for mentions beside its quoted facts"
+    assert _every(["E cuda_diagnostics.cc:262] kernel version 535.129.3 does not match DSO version 545.23.8 -- "
+                    "cannot find working devices"])["stack.nvidia_driver"] == ["535.129.3"]
+    warning = _every(["facing issue like NVIDIA GeForce RTX 5080 with CUDA capability sm_120 is not compatible with "
+                       "the current PyTorch installation."])
+    assert warning["gpu.name"] == ["NVIDIA GeForce RTX 5080"] and warning["gpu.arch"] == ["sm_120"]
+    table = _every(["python                3.10", "cuda version        12.9", "model name\t: AMD Ryzen 5 7600X"])
+    assert (table["host.python"], table["stack.cuda"], table["host.cpu"]) == (["3.10"], ["12.9"], ["AMD Ryzen 5 7600X"])
+    assert _every(["LSB Version:    n/a Distributor ID: Fedora Description:    Fedora Linux 43 (KDE Plasma Desktop "
+                    "Edition) Release:        43 Codename:       n/a"])["host.os"] == [
+        "Fedora Linux 43 (KDE Plasma Desktop Edition)"]
+    sentence = _every(["PyTorch (ROCm 5.7 wheels): torch 2.3.1+rocm5.7 shows hip 5.7 but torch.cuda.is_available() = "
+                        "False (device count 0)"], is_prose=True)
+    assert sentence["torch.version"] == ["2.3.1+rocm5.7"] and sentence["torch.available"] == ["False"]
+    assert sentence["stack.rocm"] == ["5.7"], "'+rocm5.7' in a wheel's version is not a ROCm release named in prose"
+    modules = _every(["we are using pytorch/1.13.0 which was installed with rocm/5.2.3.",
+                       "see /opt/rocm/6.0 and https://download.pytorch.org/whl/rocm/6.1"], is_prose=True)
+    assert modules["torch.version"] == ["1.13.0"] and modules["stack.rocm"] == ["5.2.3"]
+    assert _every(["pve虚拟机装centos8"], is_prose=True)["host.os"] == ["centos8"]
+
+
+def test_a_paste_from_the_fifth_held_out_set_reads_as_its_person_wrote_it() -> None:
+    """os-release's NAME and VERSION joined; a kernel before the distribution; two GPUs joined by '+'; cpuinfo's label
+    inside a CPU answer; WMI's and amdgpu-arch's listings; a bare version after another command is no ROCm version
+    file; sentences in an unfenced section that holds tool output are read too."""
+    text = ("### Problem Description\n\nI'm trying to use ROCm 6.0 with Pytorch.\n\nNAME=\"Ubuntu\"\n"
+            "VERSION=\"22.04.4 LTS (Jammy Jellyfish)\"\nCPU: model name\t: AMD Ryzen 5 7600X 6-Core Processor\n"
+            "\n"
+            "PS C:\\Users\\me> & 'C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\amdgpu-arch.exe'\ngfx1036\n"
+            "PS C:\\Users\\me> (Get-WmiObject Win32_OperatingSystem).Version\n10.0.22631\n"
+            "PS C:\\Users\\me> (Get-WmiObject win32_VideoController).Name\nAMD Radeon(TM) Graphics\n"
+            "AMD Radeon RX 6800 XT\nPS C:\\Users\\me>\n\n### GPU\n\nAMD RX6800XT\n")
+    fingerprint = read_paste(text, "paste")
+    assert fingerprint.host.os_name.value == "Ubuntu 22.04.4 LTS (Jammy Jellyfish)"
+    assert fingerprint.host.cpu_model.value == "AMD Ryzen 5 7600X 6-Core Processor"
+    assert str(fingerprint.stack.rocm_version.value) == "6.0"
+    assert [d.name.value for d in fingerprint.devices] == ["AMD Radeon(TM) Graphics", "AMD Radeon RX 6800 XT"]
+    assert fingerprint.devices[1].arch.value is None, "one target shown for two models is not both GPUs'"
+    answer = ["### Operating System", "", "5.15.167.4-microsoft-standard-WSL2 Ubuntu 24.04.2 LTS"]
+    found = {(c.field, c.value) for c in clues(answer)}
+    assert {("host.kernel", "5.15.167.4-microsoft-standard-WSL2"), ("host.os", "Ubuntu 24.04.2 LTS")} <= found
+    two = read_paste("GPU: Radeon 8060S + R9700 Pro (eGPU)\n", "paste")
+    assert [d.name.value for d in two.devices] == ["Radeon 8060S", "R9700 Pro"]
+    assert clean_gpu_name("Radeon RX 7600 XT (RDNA3, gfx1102).") == "Radeon RX 7600 XT"
+    assert clean_gpu_name("NVIDIA L40S-24Q 24GB") == "NVIDIA L40S-24Q"
+    assert clean_gpu_name("NVIDIA A100 80GB") == "NVIDIA A100 80GB"
+
+
+def test_error_lines_from_the_fifth_held_out_set_are_known() -> None:
+    from gpuready.probe.paste.errors import errors_in
+
+    def codes(line: str) -> list[str]:
+        return [seen.code for seen in errors_in([line], 1, "x")]
+
+    assert codes("BAD: No ROCM devices found.") == ["no_gpu_found"]
+    assert codes("when using the rocminfo command, I can only see the CPU.") == ["no_gpu_found"]
+    assert codes("It seems that JAX is unable to see my gpu, although") == ["no_gpu_found"]
+    assert codes("the model runs only on the CPU cores I pinned") == []
 
 
 def _later_success_by_every_pair(errors: list, found: list) -> list:  # type: ignore[type-arg]

@@ -88,6 +88,13 @@ def _os_key(os_id: str | None) -> str:
     return {"redhat": "rhel", "oracle": "ol", "opensuse-leap": "sles"}.get(os_id or "", os_id or "")
 
 
+def _lts_line(os_id: str, version: str) -> str | None:
+    """An Ubuntu LTS release's line (``24.04`` of ``24.04.4``), which point releases share; None for other OSes,
+    whose minor releases change more than the kernel."""
+    match = re.fullmatch(r"(\d{2}\.04)(?:\.\d+)?", version) if os_id == "ubuntu" else None
+    return match.group(1) if match else None
+
+
 def operating_system(context: Context) -> Iterator[Finding]:
     """The OS and kernel against the release's list."""
     release = context.rocm
@@ -100,6 +107,17 @@ def operating_system(context: Context) -> Iterator[Finding]:
     rows = os_rows(release, os_id, version)
     supported = rows[0] if rows else None
     listed = ", ".join(f"{o.id} {'/'.join(o.versions)}" for o in release.os)
+    line = _lts_line(os_id, version)
+    siblings = [row for row in release.os if row.id == os_id and any(_lts_line(os_id, v) == line for v in row.versions)
+                ] if supported is None and line else []
+    if siblings:  # Ubuntu 24.04.4 where 24.04.3 is listed: the same LTS, a later (or earlier) point release
+        supported = siblings[0]
+        yield finding("rocm.os_point_release", Severity.INFO,
+                      f"{host.os_name.value or os_id + ' ' + version} is a point release of Ubuntu {line} that ROCm "
+                      f"{release.version} does not list ({'/'.join(supported.versions)} listed): the same LTS, so "
+                      "its packages apply; its kernel is checked against the listed ones.",
+                      evidence={"OS": f"{os_id} {version}", "listed": listed}, source_url=release.source,
+                      remedy="expect it to work; the kernel is what differs between point releases")
     if supported is None:
         yield finding("rocm.os_unsupported", Severity.WARN,
                       f"{host.os_name.value or os_id + ' ' + version} is not listed for ROCm {release.version}.",

@@ -225,13 +225,14 @@ _GPU_MENTION = re.compile(
     r"(?:\b(?P<count>[1-9]\d?)\s*[x×]\s*|\bwith\s*(?P<with>[2-9]|1[0-6])\s+)?"
     rf"(?P<name>\b(?:{_GPU_PREFIX}{_GPU_FAMILY}{_GPU_MODEL}|(?:AMD|NVIDIA)\s+{_GPU_MODEL}|"
     r"RX\s?\d{3,4}M?(?:\s?(?:XTX|XT|GRE|S))?|RTX\s?\d{4}D?(?:\s?(?:Ti|SUPER))?|GTX\s?\d{3,4}(?:\s?Ti)?|"
-    r"MI-?\d{2,3}[A-Z]?|\d{4}\s?XTX?|W\d{4}|[AHV]100|H200)(?=\b|[x×]\d))"
+    r"MI-?\d{2,3}[A-Z]?|\d{4}\s?XTX?|W\d{4}|[AHV]100|[AH]800|H200|B200|L40S?)(?=\b|[x×]\d))"
     r"(?:\s*[x×]\s*(?P<after>[1-9]\d?)\b)?", re.IGNORECASE)
 """A GPU named in running text, and how many (``4x MI210``, ``MI210x4``, ``with 4 MI250X cards``)."""
 
 
 _MAYBE_MENTION = Caseless.of(re.compile(r"radeon|instinct|firepro|geforce|tesla|quadro|titan|amd|nvidia|rx\s?\d|"
-                                         r"rtx\s?\d|gtx\s?\d|mi-?\d|\d\s?xt|w\d|[ahv]100|h200", re.IGNORECASE))
+                                         r"rtx\s?\d|gtx\s?\d|mi-?\d|\d\s?xt|w\d|[ahv]100|[ah]800|h200|b200|l40",
+                                         re.IGNORECASE))
 """What each name ``_GPU_MENTION`` reads holds (a family word, a vendor, or a model's letters and digit): a sentence
 without any is passed over at once."""
 
@@ -282,6 +283,8 @@ def looks_like_cpu(text: str) -> bool:
 
 _LTS = re.compile(r"\b\d{2}\.\d{2}(?:\.\d+)? LTS\b")
 """An Ubuntu release without the word Ubuntu: ``24.04.2 LTS (Noble Numbat)``."""
+_KERNEL_FIRST = re.compile(r"^(\d+\.\d+\.\d+(?:[.\-][\w.+~]+)*-[A-Za-z][\w.\-+~]*)\s+(\S.*)$")
+"""A kernel release (with a flavour: ``-generic``, ``-microsoft-standard-WSL2``) before the distribution's name."""
 _TRIPLE = re.compile(r"^\W*(?:x86_64|aarch64|i686|arm64)[-_]")
 """A platform (``x86_64-linux``), not an OS release."""
 
@@ -323,13 +326,18 @@ def labelled(label: str, value: str) -> Iterator[Found]:
         return
     if field == "host.os":
         kernel = re.match(r"^Linux\s+(\d+\.\d+\.\d+-\S+)$", value)
+        leading = _KERNEL_FIRST.match(value)
         if kernel:  # "OS: Linux 6.8.0-87-generic" names the kernel only
             yield "host.kernel", kernel.group(1)
+        elif leading:  # "5.15.167.4-microsoft-standard-WSL2 Ubuntu 24.04.2 LTS": the kernel, then the distribution
+            yield "host.kernel", leading.group(1)
+            yield from labelled(label, leading.group(2))
         elif (_DISTRO.search(value) or _LTS.search(value)) and len(value) <= 60 and not _TRIPLE.match(value):
             yield field, value
     elif field == "gpu.name":
-        if not looks_like_cpu(value) or looks_like_gpu(value):
-            yield from _named_gpu(value, explicit=label.lower() not in ("device", "hardware", "card"))
+        for part in re.split(r"\s+\+\s+", value):  # "Radeon 8060S + R9700 Pro (eGPU)": two GPUs
+            if not looks_like_cpu(part) or looks_like_gpu(part):
+                yield from _named_gpu(part, explicit=label.lower() not in ("device", "hardware", "card"))
     elif field == "gpu.arch":
         for target in re.findall(r"gfx[0-9a-f]{3,4}\b", value)[:1]:
             yield field, normalise_gfx_name(target)
@@ -337,6 +345,7 @@ def labelled(label: str, value: str) -> Iterator[Found]:
         if inside and looks_like_gpu(inside.group(1)):
             yield "gpu.named", inside.group(1).strip()
     elif field == "host.cpu":
+        value = re.sub(r"^(?i:model name)\s*:\s*", "", value)  # "CPU: model name : AMD Ryzen ..." (/proc/cpuinfo's)
         if not looks_like_gpu(value) or looks_like_cpu(value):
             yield field, re.sub(r"\s*\(\d+\s*(?:cores?|threads?|CPUs?)\b[^)]*\)$", "", value, flags=re.IGNORECASE)
     else:
@@ -456,7 +465,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^\s*Nvidia driver version\s*:\s*(\d+\.\d+(?:\.\d+)?)", _one("stack.nvidia_driver")),
     (r"^\s*CUDA runtime version\s*:\s*(\d+\.\d+(?:\.\d+)?)", _one("stack.cuda")),
     (r"^\s*HIP runtime version\s*:\s*(\d\S*)", _one("torch.hip_runtime")),
-    (r"^\s*Model name\s*:\s*(.+)$", _one("host.cpu")),
+    (r"^\s*(?:Model name|model name)\s*:\s*(.+)$", _one("host.cpu"), "model name"),  # lscpu; /proc/cpuinfo
     # collect_env on Windows lists the CPU as wmic prints it
     (r"^Name=(.+?)\s*$", lambda m: iter([("host.cpu", m.group(1))] if looks_like_cpu(m.group(1)) else []), "name="),
     # rocminfo, also grep'ed
@@ -472,6 +481,16 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^\|\s+\d+\s+((?:NVIDIA|Tesla|Quadro|GeForce|TITAN)[^|]*?)\s+(?:On|Off|WDDM|TCC)\s+\|", _one("gpu.name"),
      ("nvidia", "tesla", "quadro", "geforce", "titan")),
     (r"Cuda compilation tools, release (\d+\.\d+)", _one("stack.cuda")),
+    # nvidia-smi's header quoted in a sentence: "I have NVIDIA-SMI Driver Version: 550.54.15 and CUDA Version: 12.4"
+    (r"\bDriver Version:\s*(\d{3}\.\d+(?:\.\d+)?)\b", _one("stack.nvidia_driver"), "driver version:"),
+    (r"\bCUDA Version:\s*(\d+\.\d+)\b", _one("stack.cuda"), "cuda version:"),
+    # XLA's diagnosis: "kernel version 535.129.3 does not match DSO version 545.23.8" (the loaded kernel module's)
+    (r"\bkernel version (\d{3}\.\d+(?:\.\d+)?) does not match DSO version", _one("stack.nvidia_driver"),
+     "dso version"),
+    # PyTorch's warning names the GPU and its target: "NVIDIA GeForce RTX 5080 with CUDA capability sm_120 is not
+    # compatible with the current PyTorch installation"
+    (r"\b((?:NVIDIA|Tesla|Quadro|GeForce|TITAN)\b[\w .\-]*?) with CUDA capability (sm_\d+) is not compatible",
+     _many(("gpu.name", 1), ("gpu.arch", 2)), "with cuda capability"),
     # rocm-smi and amd-smi text
     (r"^GPU\[\d+\]\s*:\s*Card (?:Series|series)\s*:\s*(.+?)\s*$", _one("gpu.name")),
     (r"^GPU\[\d+\]\s*:\s*Device Name\s*:(?!\s*0x[0-9a-fA-F]+\s*$)\s*(.+?)\s*$", _one("gpu.name"), "device name"),
@@ -498,6 +517,11 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^\s*(\d+\.\d+\.\d+)-\d+\s*$", _one("stack.rocm_file"), _DIGIT_DASH),
     # OS and kernel
     (r"^PRETTY_NAME=\"?([^\"]+)\"?", _one("host.os")),
+    # os-release's NAME= and VERSION= (ROCm's issue form asks for these two): joined where no PRETTY_NAME is shown
+    (r"^NAME=\"?([^\"]+?)\"?\s*$", _one("os.name"), "name="),
+    (r"^VERSION=\"?([^\"]+?)\"?\s*$", _one("os.version"), "version="),
+    # lsb_release -a pasted into a one-line form field: "... Description: Fedora Linux 43 (KDE ...) Release: 43 ..."
+    (r"\bDescription:\s+(\S.*?)\s+Release:\s", _one("host.os"), "release:"),
     (r"^Description:\s+(.+?)\s*$", _one("host.os")),
     (r"^Linux (?:\S+ )?(\d+\.\d+\.\d+[\w.\-+~]*) #", _one("host.kernel"), "linux "),
     (r"^(\d+\.\d+\.\d+-\d+[\w.\-+~]*(?:generic|amd64|x86_64|azure|aws|gcp|lowlatency|WSL2|rt\d*)\S*)\s*$",
@@ -525,7 +549,8 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^device info:\s*(?P<kind>.+?)-(?P<count>\d+),\s*\d+ local devices", _jax_device_info, "device info:"),
     (r"^jaxlib:\s+(\d\S*)", _one("jaxlib.version")),
     (r"^python:\s+(\d+\.\d+\.\d+)", _one("host.python"), "python:"),
-    (r"^python\s+(\d+\.\d+\.\d+)\s*$", _one("host.python")),
+    (r"^python\s+(\d+\.\d+(?:\.\d+)?)\s*$", _one("host.python")),
+    (r"^\s*(?i:cuda version)\s{2,}(\d+\.\d+)\s*$", _one("stack.cuda"), "cuda version"),  # a two-column table
     (r"\b(?:No HIP GPUs are available|No CUDA GPUs are available)", lambda m: iter([("torch.available", "False")]),
      "gpus are available"),
     # web UIs and trainers saying what torch.cuda.is_available() answered
@@ -578,6 +603,11 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"\bDevice #\d+: (gfx[0-9a-f]{3,4})\b", _one("gpu.arch"), "device #"),
     (r"ggml_cuda_init: found \d+ (ROCm|CUDA) devices", _one("gpu.library")),
     (r"\bTorch (\d+\.\d+\.\d+\+\S+)\s*$", _one("torch.version"), "torch "),
+    # a build named in a sentence: "torch 2.3.1+rocm5.7 shows hip 5.7 but torch.cuda.is_available() = False"
+    (r"\b(?:torch|pytorch|PyTorch)\s+v?(\d+\.\d+\.\d+\+(?:rocm|cu|cpu)[\w.]*?)(?=[\s,;)]|\.?$)", _one("torch.version"),
+     ("torch ", "pytorch ")),
+    (r"\btorch\.cuda\.is_available\(\)\s*(?:=|==|->|returns|is|:)\s*(True|False)\b", _one("torch.available"),
+     "is_available()"),
     (r"\bTorch backend: (?:AMD ROCm HIP|nVidia CUDA|NVIDIA CUDA) (\d\S*)", _one("torch.backend")),
     (r"\bTorch detected GPU: (.+?)(?:\s+VRAM\b.*)?$", _one("gpu.name")),
     (r"\bPython (\d+\.\d+\.\d+) on (?:Linux|Windows|linux|win32|darwin)", _one("host.python"), "python "),
@@ -670,14 +700,19 @@ def _environment(line: str) -> Iterator[Found]:
             yield f"env.{name}", value
 
 
-_PROSE_OS = re.compile(r"\b(?:(Ubuntu|Debian|Fedora|Rocky Linux|CentOS|Linux Mint|openSUSE Leap|RHEL|Pop!_OS|Windows|"
-                       r"WSL2? Ubuntu)(?: Server)?\s+v?\d+(?:\.\d+)*(?:\s+LTS)?|Gentoo Linux|Arch Linux|NixOS)\b",
-                       re.IGNORECASE)
+_PROSE_OS = re.compile(r"(?<![A-Za-z0-9])(?:(Ubuntu|Debian|Fedora|Rocky Linux|CentOS|Linux Mint|openSUSE Leap|RHEL|"
+                       r"Pop!_OS|Windows|WSL2? Ubuntu)(?: Server)?(?:\s+v?|(?<=[a-z])(?=\d))\d+(?:\.\d+)*(?:\s+LTS)?|"
+                       r"Gentoo Linux|Arch Linux|NixOS)\b", re.IGNORECASE)
+"""A distribution and its release in a sentence; the name may stand right after text in a script without spaces
+(``装centos8``) or have its release written on (``centos8``, ``rhel9``)."""
 _MAYBE_PROSE_OS = Caseless.of(re.compile(r"ubuntu|debian|fedora|rocky linux|centos|linux mint|opensuse leap|rhel|"
                                           r"pop!_os|windows|wsl|gentoo linux|arch linux|nixos", re.IGNORECASE))
 """The names ``_PROSE_OS`` reads, without what must stand around them."""
-_PROSE_ROCM = re.compile(r"(?<![/\w.\-])ROCm(?:\s+version)?\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
+_PROSE_ROCM = re.compile(r"(?<![/\w.\-+])ROCm(?:\s+version)?\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 """A ROCm release named in a sentence, not in a path or URL (``.../whl/rocm5.4.2`` is the torch build's)."""
+_MODULE = re.compile(r"(?<![\w/.\-])(rocm|pytorch|torch)/(\d+\.\d+(?:\.\d+)?)(?![\w/])", re.IGNORECASE)
+"""An environment module named with its version, as HPC clusters load them (``module load rocm/5.2.3``), not a
+path or a URL (``/opt/rocm/...``, ``.../whl/rocm6.0``)."""
 _PROSE_PYTHON = re.compile(r"\b(?:using|running|with|on)\s+Python\s+(3\.\d+\.\d+)\b", re.IGNORECASE)
 _PROSE_KERNEL = re.compile(r"\b(\d+\.\d+\.\d+-\d+(?:\.\d+)*-(?:generic|lowlatency|azure|aws|gcp|oem|amd64|"
                            r"microsoft-standard-WSL2)|\d+\.\d+\.\d+\.\d+-microsoft-standard-WSL2)\b")
@@ -688,7 +723,8 @@ standard-WSL2``)."""
 _MAYBE_PROSE = re.compile(word_trie(frozenset((
     "ubuntu", "debian", "fedora", "rocky", "centos", "mint", "suse", "rhel", "pop!_os", "windows", "wsl", "gentoo",
     "arch linux", "nixos", "rocm", "generic", "lowlatency", "azure", "aws", "gcp", "oem", "amd64", "gfx", "radeon",
-    "instinct", "firepro", "geforce", "tesla", "quadro", "titan", "nvidia", "amd", "h200", "python"))))
+    "instinct", "firepro", "geforce", "tesla", "quadro", "titan", "nvidia", "amd", "h200", "b200", "l40", "a800",
+    "h800", "python"))))
 _MAYBE_PROSE_MODEL = re.compile(r"r(?<=\br)x ?\d|m(?<=\bm)i-?\d|w(?<=\bw)\d{4}|\d ?xt|[ahv](?<=\b[ahv])100")
 """A sentence (lower-cased) that can mention anything ``prose`` reads holds one of the words or a model's letters and
 digits at a word's start (most hold none, and are skipped at once). Each model's pattern begins with its letter, the
@@ -718,6 +754,8 @@ def prose(line: str) -> Iterator[Found]:
         yield "host.kernel", match.group(1)
     for match in _PROSE_PYTHON.finditer(line) if "python" in lowered else ():
         yield "host.python", match.group(1)
+    for match in _MODULE.finditer(line) if "/" in line else ():  # HPC modules: "pytorch/1.13.0 ... rocm/5.2.3"
+        yield ("stack.rocm" if match.group(1).lower() == "rocm" else "torch.version"), match.group(2)
     paired = _PROSE_PAIRED.search(line) if "(gfx" in line else None
     if paired:
         yield "gpu.named", paired.group(1).strip(), 1
@@ -838,7 +876,7 @@ def _read_lines(lines: Sequence[str], first_line: int, gates: LineGates, is_pros
                     if (clue := _clue(item, number, SHORT)) is not None:
                         found_here = True
                         yield clue
-        if is_prose and not found_here and (_DIGIT.search(line) or "linux" in (lowered := line.lower()) or
+        if is_prose and (_DIGIT.search(line) or "linux" in (lowered := line.lower()) or
                                             "nixos" in lowered) and (_MAYBE_PROSE.search(lowered := line.lower()) or
                                                                      _MAYBE_PROSE_MODEL.search(lowered)):
             for item in prose(line):

@@ -37,6 +37,7 @@ from gpuready.probe.parse.os_release import parse_os_name
 from gpuready.probe.paste.clues import LABELLED, TOOL, Clue, LineGates, clues, joined_for_gates, looks_like_cpu
 from gpuready.probe.paste.errors import ErrorIndex, errors_in
 from gpuready.probe.paste.kinds import ReportKind, detect_kind, fingerprint_of_kind
+from gpuready.probe.paste.listing import listed
 from gpuready.probe.paste.prefilter import required_word
 from gpuready.probe.paste.repl import printed
 from gpuready.probe.paste.segment import Section, clean_lines, segment_lines
@@ -104,6 +105,8 @@ def classify(section: Section) -> tuple[str, float]:
     if "PyTorch version" in text and _PYTORCH_LINE.search(text):
         return "collect-env", 0.9
     found = detect_kind(text) if len(text) < 4_000_000 else None
+    if found is ReportKind.ROCM_VERSION_FILE and section.command:  # a bare version that another command printed
+        found = None  # ("(Get-WmiObject Win32_OperatingSystem).Version" -> 10.0.22631)
     if found is not None and found is not ReportKind.RUN:
         return found.value, 0.7
     if "NVIDIA-SMI" in text and _NVIDIA_SMI.search(text):
@@ -170,7 +173,9 @@ def _fact(clue: Clue | None, source: str, labels: dict[int, str]) -> Fact[str]:
 def clean_gpu_name(name: str) -> str:
     """A GPU name without what follows it on the line: ``Radeon RX 7900 XTX (gfx1100)`` and a cut-off
     ``Radeon RX 7900 XTX (gfx1`` -> ``Radeon RX 7900 XTX``."""
-    return re.sub(r"\s*\((?!TM\))[^)]*\)?\s*$", "", name.strip()).strip() or name.strip()
+    name = re.sub(r"(?<=[\w)])[.,;]+$", "", name.strip())  # a sentence's full stop: "GPU: Radeon RX 7600 XT (gfx1102)."
+    name = re.sub(r"(?<=-\d[ABCQ]|\d\d[ABCQ])\s+\d{1,3}\s?GB$", "", name)  # a vGPU profile's memory: "L40S-24Q 24GB"
+    return re.sub(r"\s*\((?!TM\))[^)]*\)?\s*$", "", name).strip() or name.strip()
 
 
 def _device(index: int, name: Clue | None, arch: Clue | None, labels: dict[int, str]) -> Device:
@@ -195,8 +200,10 @@ def _devices(found: dict[str, list[Clue]], labels: dict[int, str],
     if listed:
         archs = tool_archs or (archs if len(archs) == len(listed) else archs[:1])  # "GPU 0: ... (gfx906)" per line
         count = max(len(listed), len(archs))
+        # one target shown for several GPUs is each one's only when they are one model (an iGPU's is not a dGPU's)
+        alike = len({_key(c.value) for c in listed}) == 1
         return tuple(_device(i, listed[i] if i < len(listed) else None,
-                             archs[i] if i < len(archs) else (archs[0] if len(archs) == 1 else None), labels)
+                             archs[i] if i < len(archs) else (archs[0] if len(archs) == 1 and alike else None), labels)
                      for i in range(count))
     pci = sorted({c.line: c for c in found.get("gpu.pci", []) if not _cut_short(c.value)}.values(),
                  key=lambda c: c.line)  # two lines of one model are two GPUs
@@ -210,6 +217,10 @@ def _devices(found: dict[str, list[Clue]], labels: dict[int, str],
         archs = tool_archs or archs[:1]
         return tuple(_device(i, None, arch, labels) for i, arch in enumerate(archs))
     best = named[0]
+    together = _unique([c for c in named if c.line == best.line and c.rank == best.rank])
+    if len({_key(c.value) for c in together}) > 1:  # "GPU: Radeon 8060S + R9700 Pro": one GPU each
+        arch = (tool_archs or archs)[0] if len(tool_archs or archs) == 1 and len(together) == 1 else None
+        return tuple(_device(i, clue, arch, labels) for i, clue in enumerate(together))
     others = sorted({c.value for c in named if _key(c.value) != _key(best.value) and c.rank <= best.rank + 1})
     if others:
         conflicts.append(Conflict("gpu", (best.value, *others), tuple(labels.get(c.line, f"line {c.line}")
@@ -248,6 +259,8 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
     found: dict[str, list[Clue]] = defaultdict(list)
     for clue in found_clues:
         found[clue.field].append(clue)
+    if found.get("os.name") and not any(c.rank == TOOL for c in found.get("host.os", [])):
+        found["host.os"].extend(_os_release_names(found))
     os_clue = _first(found, "host.os")
     os_id: Fact[str] = Fact.absent("paste")
     os_version: Fact[str] = Fact.absent("paste")
@@ -290,6 +303,16 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
     devices = _devices(found, labels, conflicts)
     return Fingerprint(host=host, devices=devices, stack=stack, frameworks=frameworks, packages=packages,
                        environment=environment, origin=origin, conflicts=tuple(conflicts))
+
+
+def _os_release_names(found: dict[str, list[Clue]]) -> list[Clue]:
+    """os-release's ``NAME="Fedora Linux"`` with the ``VERSION="43 (Workstation Edition)"`` that follows it (within
+    three lines) as one name, where the paste shows no ``PRETTY_NAME``."""
+    names = []
+    for name in found["os.name"]:
+        version = next((v for v in found.get("os.version", []) if 0 < v.line - name.line <= 3), None)
+        names.append(Clue("host.os", f"{name.value} {version.value}" if version else name.value, name.line, TOOL))
+    return names
 
 
 _SCALARS = {"torch.version": "torch version", "torch.hip": "torch HIP build", "torch.cuda": "torch CUDA build",
@@ -500,10 +523,11 @@ def read_paste(text: str, origin: str) -> Fingerprint:
         command = (section.command,) if section.command else ()  # on its own line: blank lines may follow it
         here = [c for c in [*clues(command, section.command_line, command_lines=1, gates=gates),
                             *clues(section.lines, section.first, gates=gates,
-                                   is_prose=kind == "unrecognised" and not section.fenced)]
+                                   is_prose=not section.fenced and (kind == "unrecognised" or not section.command))]
                 if kind in ("rocm-version-file", "unrecognised") or c.field != "stack.rocm_file"]
         if section.command:
             here.extend(printed(section.command, section.lines, section.first))
+            here.extend(listed(section.command, section.lines, section.first))
             if _CPU_DEVICES_ASKED.search(section.command):  # jax.devices("cpu") lists the CPU whatever the GPU does
                 here = [c for c in here if c.field != "jax.device"]
         shown = "text" if kind == "unrecognised" else kind  # a section with an error line in it is text read
