@@ -810,14 +810,15 @@ def joined_for_gates(lines: Sequence[str]) -> JoinedLines:
     return JoinedLines.of(cut_lines(lines))
 
 
-def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: bool = False,
+def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: bool = False, mixed: bool = False,
           command_lines: int = 0, gates: LineGates | None = None) -> Iterator[Clue]:
-    """Every fact the rules find, line by line (``first_line`` is the number of ``lines[0]`` in the paste). In
-    prose (``is_prose``) sentences are read for mentions too; the first ``command_lines`` lines are commands, read
-    for environment variables and tool-shaped facts only. ``gates`` (computed once for a whole paste, by line
-    number) spares computing them here. A command is a part of the line it stands on (after its prompt): the rules
-    that line opens include every rule the command opens, unless the command reaches past the 2,000 characters the
-    gates read of a line; such a command gets its own."""
+    """Every fact the rules find, line by line (``first_line`` is the number of ``lines[0]`` in the paste). In prose
+    (``is_prose``) sentences are read for mentions too, also where a tool rule found something in them; in prose
+    ``mixed`` with a tool's output, only the lines no tool rule reads are. The first ``command_lines`` lines are
+    commands, read for environment variables and tool-shaped facts only. ``gates`` (computed once for a whole paste,
+    by line number) spares computing them here. A command is a part of the line it stands on (after its prompt): the
+    rules that line opens include every rule the command opens, unless the command reaches past the 2,000 characters
+    the gates read of a line; such a command gets its own."""
     if lines and max(map(len, lines)) > LINE_CUT:
         lines = cut_lines(lines)
     if gates is None:
@@ -831,10 +832,11 @@ def clues(lines: list[str] | tuple[str, ...], first_line: int = 1, *, is_prose: 
                 yield from filter(None, (_clue(item, number, TOOL) for item in take(match)))
         if "_" in line and _ENV_GATE.search(line):
             yield from (Clue(item[0], item[1], number, TOOL) for item in _environment(line))
-    yield from _read_lines(lines[command_lines:], first_line + len(lines[:command_lines]), gates, is_prose)
+    yield from _read_lines(lines[command_lines:], first_line + len(lines[:command_lines]), gates, is_prose, mixed)
 
 
-def _read_lines(lines: Sequence[str], first_line: int, gates: LineGates, is_prose: bool) -> Iterator[Clue]:
+def _read_lines(lines: Sequence[str], first_line: int, gates: LineGates, is_prose: bool,
+                mixed: bool = False) -> Iterator[Clue]:
     """The clues of lines that are not commands (:func:`clues`), each tried only with what can match it."""
     question = ""
     rules_of, headings = gates.rules.get, gates.headings
@@ -876,7 +878,7 @@ def _read_lines(lines: Sequence[str], first_line: int, gates: LineGates, is_pros
                     if (clue := _clue(item, number, SHORT)) is not None:
                         found_here = True
                         yield clue
-        if is_prose and (_DIGIT.search(line) or "linux" in (lowered := line.lower()) or
+        if is_prose and not (mixed and found_here) and (_DIGIT.search(line) or "linux" in (lowered := line.lower()) or
                                             "nixos" in lowered) and (_MAYBE_PROSE.search(lowered := line.lower()) or
                                                                      _MAYBE_PROSE_MODEL.search(lowered)):
             for item in prose(line):

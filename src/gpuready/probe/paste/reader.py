@@ -523,7 +523,8 @@ def read_paste(text: str, origin: str) -> Fingerprint:
         command = (section.command,) if section.command else ()  # on its own line: blank lines may follow it
         here = [c for c in [*clues(command, section.command_line, command_lines=1, gates=gates),
                             *clues(section.lines, section.first, gates=gates,
-                                   is_prose=not section.fenced and (kind == "unrecognised" or not section.command))]
+                                   is_prose=not section.fenced and (kind == "unrecognised" or not section.command),
+                                   mixed=kind != "unrecognised")]
                 if kind in ("rocm-version-file", "unrecognised") or c.field != "stack.rocm_file"]
         if section.command:
             here.extend(printed(section.command, section.lines, section.first))
