@@ -31,7 +31,8 @@ OUTPUT_SUFFIXES = (".txt", ".json", ".csv")
 NOT_ONE_PARSER = frozenset({"compat-sources", "runs-schema1", "pastes", "scan-corpus", "scan-projects", "audit-models",
                             "jax-models", "sarif", "hipify-tables", "pastes-holdout", "pastes-holdout2",
                             "scan-corpus-holdout", "pastes-holdout3", "scan-corpus-holdout2",
-                            "pastes-holdout4", "scan-corpus-holdout3", "pastes-holdout5"})
+                            "pastes-holdout4", "scan-corpus-holdout3", "pastes-holdout5",
+                            "scan-corpus-holdout4"})
 """Folders of other material: stored Runs, whole pastes (read by the paste reader), scan labels, example code."""
 
 
