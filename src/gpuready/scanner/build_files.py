@@ -14,7 +14,8 @@ from gpuready.scanner.hits import Hit
 _ROCM = re.compile(r"\b(hipcc|HIP|hip|ROCM|ROCm|rocm|USE_ROCM|amdgpu|gfx\d{3,4}|offload-arch)\b")
 _CMAKE = re.compile(r"enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bLANGUAGES\b[^)]*\bCUDA\b|"
                     r"find_package\s*\(\s*CUDA(Toolkit)?\b|\bCUDA_ARCHITECTURES\b|\bCUDA::(cublas|cublasLt|cudart|"
-                    r"cufft|curand|cusparse|cusolver|nvrtc|cuda_driver|nvToolsExt|nvtx3)\b|\bcuda_add_(library|executable)\b",
+                    r"cufft|curand|cusparse|cusolver|nvrtc|cuda_driver|nvToolsExt|nvtx3)\b|\bcuda_add_(library|executable)\b|"
+                    r"\badd_subdirectory\s*\([^)]*\b(cutlass|cccl|nvbench)\b",
                     re.IGNORECASE)
 _NVCC_FLAG = re.compile(r"(-gencode\b|--generate-code\b|--expt-relaxed-constexpr|--expt-extended-lambda|"
                         r"--ptxas-options|-Xptxas\b|-Xcompiler\b|-diag-suppress|--diag-suppress|--use_fast_math|"

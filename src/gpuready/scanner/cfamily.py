@@ -115,7 +115,8 @@ _WARP_SYNC = re.compile(r"__shfl|__ballot|__syncwarp|__activemask|__any_sync|__a
 ``wmma`` / ``mma.sync`` tile between them)."""
 _WARP_CONSTANT = re.compile(r"#\s*define\s+\w*(?:WARP_?SIZE|WarpSize|warp_size|THREADS_PER_WARP)\w*\s+"
                             r"\(?32[uU]?\)?\s*$|"
-                            r"\b(?:WARP_SIZE|WARPSIZE|kWarpSize|WarpSize|THREADS_PER_WARP|kThreadsPerWarp)\s*=\s*32\b")
+                            r"\b(?:WARP_SIZE|WARPSIZE|kWarpSize|WarpSize|warp_size|THREADS_PER_WARP|kThreadsPerWarp)\s*=\s*"
+                            r"32\b")
 """A warp width of 32 set as a named constant: it exists to size and index by warps, wherever they are used."""
 _SHFL_REMAP = re.compile(r"^\s*#\s*define\s+__shfl\w*_sync\b")
 _STD_SHIM = re.compile(r"\bnamespace\s+std\s*=\s*(?:::)?std\s*;")
@@ -127,6 +128,9 @@ WARP_RULES = ("kernel.warp_size_32",)
 for a named warp-width constant (``#define WARP_SIZE 32``), which says so itself."""
 
 
+HIPIFIED_WITH_A_BRANCH = ("kernel.nvrtc",)
+"""Rules whose API hipify maps (NVRTC to hipRTC): in a file that branches for ROCm itself (its compile options, its
+compiler), the project's own ROCm path, wherever the calls stand."""
 LANE_RULES = ("kernel.warp_size_32", "kernel.full_warp_mask")
 """Rules about 32-lane code: harmless in a function nothing calls (dead on every platform)."""
 _BLOCK_TOKEN = re.compile(r"[{};]")
@@ -207,7 +211,7 @@ def analyse_cfamily(text: str, rules: Sequence[tuple[str, re.Pattern[str]]]) -> 
             if rule_id in WARP_RULES and not (warp_sync or _WARP_CONSTANT.search(probe)) or not pattern.search(probe):
                 continue
             shimmed = rule_id == "kernel.libcudacxx" and std_shim and not _LIBCUDACXX_BEYOND_STD.search(probe)
-            if states[index] == CUDA and has_rocm_branch or shimmed:
+            if (states[index] == CUDA or rule_id in HIPIFIED_WITH_A_BRANCH) and has_rocm_branch or shimmed:
                 if not credited:
                     hits.append(Hit("credit.rocm_branch", index + 1, "CUDA-only code sits in a branch ROCm does not "
                                                                      "compile, next to the file's ROCm branch" if not

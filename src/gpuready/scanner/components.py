@@ -83,10 +83,13 @@ def requirements_component(path: str) -> str | None:
     return f"feature {feature}"
 
 
-def subprojects(paths: Iterable[str]) -> tuple[str, ...]:
+def subprojects(paths: Iterable[str], settings_only_root: bool = False) -> tuple[str, ...]:
     """Folders below the root that are projects of their own (their own setup.py or pyproject.toml): installed
     separately, so optional for the project. A build script of its own name (``setup_cuda.py``, at the root or in a
-    folder such as ``pkg/kernels/``) counts as one too: it builds something the package's own install does not."""
+    folder such as ``pkg/kernels/``) counts as one too: it builds something the package's own install does not. A
+    root ``pyproject.toml`` that holds only tool settings (``settings_only_root``: no ``[project]``, no setup.py
+    beside it) is no build at the root: then the shallowest nested project is the project itself (AQLM's
+    ``inference_lib/``)."""
     nested: set[PurePosixPath] = set()
     found = set()
     root_build = False
@@ -94,7 +97,7 @@ def subprojects(paths: Iterable[str]) -> tuple[str, ...]:
         pure = PurePosixPath(path.replace("\\", "/"))
         if pure.name in ("setup.py", "pyproject.toml"):
             if len(pure.parts) == 1:
-                root_build = True
+                root_build = root_build or pure.name == "setup.py" or not settings_only_root
             else:
                 nested.add(pure.parent)
         elif re.fullmatch(r"setup_\w+\.py", pure.name):

@@ -107,6 +107,8 @@ def analyse_pyproject(text: str) -> list[Hit]:
         url = index.get("url", "") if isinstance(index, dict) else ""
         if url and _CUDA_INDEX.search(url) and "rocm" not in url:
             hits.append(Hit("requirement.cuda_index_url", _line_of(text, url), url))
+    if project or poetry:
+        hits.append(Hit("declares_project", 1))  # a package pip can build (not a file of tool settings only)
     return hits + cmake_mentioned(text)
 
 

@@ -56,7 +56,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "9"
+SCANNER_VERSION = "10"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -330,9 +330,11 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
                for relative, kind, digest in entries if kind in ("python", "setup_py")}
     extensions = {h[2]: relative for relative, kind, digest in entries if kind == "setup_py"
                   for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", []) if h[0] == "extension_name"}
-    nested = subprojects(relative for relative, _, _ in entries)
     root_build = {relative: [rule for rule, *_ in (fresh.get(digest) or known.get(digest) or {}).get("hits", [])]
                   for relative, _, digest in entries if relative in ("setup.py", "pyproject.toml", "setup.cfg")}
+    settings_only = "pyproject.toml" in root_build and "declares_project" not in root_build["pyproject.toml"] and not (
+        {"setup.py", "setup.cfg"} & set(root_build))
+    nested = subprojects((relative for relative, _, _ in entries), settings_only)
     nested += other_cmake_build((relative for relative, _, _ in entries),
                                 "builds_extensions" in root_build.get("setup.py", []),
                                 any("uses_cmake" in rules for rules in root_build.values()))

@@ -368,6 +368,9 @@ class _Visitor(ast.NodeVisitor):
                 self.hit("python.nccl_backend", node, backend.value)
         if last == "inline_asm_elementwise":
             self.hit("triton.inline_asm", node, function)
+        warps = keywords.get("num_warps")
+        if isinstance(warps, ast.Constant) and isinstance(warps.value, int) and warps.value >= 32:
+            self.hit("triton.num_warps_32", node, f"num_warps={warps.value}")
         if last in _SUBPROCESS_CALLS and function.split(".")[0] in ("subprocess", "os", "commands", "sp", last):
             for text in _strings(node)[:4]:
                 command = text.strip().split()[0] if text.strip() else ""
@@ -453,8 +456,8 @@ def _test_text(node: ast.AST) -> str:
     return " ".join(parts)
 
 
-_TRIGGERS = re.compile(r"cuda|CUDA|nvcc|nvidia|capability|cpp_extension|inline_asm|nccl|flash_attention_2|apex|"
-                       r"paged_|_8bit|bnb|-gencode|--expt|-Xptxas|-Xcompiler|diag-suppress|use_fast_math|-arch=|"
+_TRIGGERS = re.compile(r"cuda|CUDA|nvcc|nvidia|capability|cpp_extension|inline_asm|num_warps|nccl|flash_attention_2|"
+                       r"apex|paged_|_8bit|bnb|-gencode|--expt|-Xptxas|-Xcompiler|diag-suppress|use_fast_math|-arch=|"
                        r"nvtx|cudnn|hip|HIP|rocm|ROCM")
 """A Python file without any of these words can hold no rule hit: only its imports are read."""
 _STATEMENT_TRIGGERS = re.compile(_TRIGGERS.pattern + r"|Extension|generate-code|ptxas|gpu-architecture|code=sm_|"

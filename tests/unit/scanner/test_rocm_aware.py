@@ -259,6 +259,36 @@ def test_a_triton_requirement_is_an_install_step_to_watch_not_a_verdict(kb: Know
     assert report.components == {"install": "needs alternatives"}
 
 
+def test_nvrtc_in_a_file_that_branches_for_rocm_is_its_own_path(kb: KnowledgeBase) -> None:
+    """tutel's custom_kernel.cpp: nvrtc* calls (hipify maps them to hipRTC) in a file that picks hipcc and hipRTC's
+    options under __HIP_PLATFORM_AMD__; the same calls in a file with no ROCm branch are reported."""
+    calls = "#include <nvrtc.h>\nvoid f() { nvrtcProgram p; nvrtcCreateProgram(&p, code, 0, 0, 0, 0); }\n"
+    assert ("kernel.nvrtc", 1) in _rule_lines(calls, kb)
+    branch = ("#if !defined(__HIP_PLATFORM_AMD__)\nconst char* cc = \"nvcc\";\n#else\nconst char* cc = \"hipcc\";\n"
+              "#endif\n")
+    rules = {rule for rule, _ in _rule_lines(calls + branch, kb)}
+    assert "kernel.nvrtc" not in rules and "credit.rocm_branch" in rules
+
+
+def test_triton_configs_of_32_warps_and_cutlass_built_by_cmake(kb: KnowledgeBase) -> None:
+    """matmulfreellm's autotune lists (2,048 threads a block on 64-lane wavefronts); QuaRot's CMake that adds the
+    CUTLASS submodule."""
+    hits = analyse_python("import triton\nconfigs = [triton.Config({}, num_warps=16),\n"
+                          "           triton.Config({}, num_warps=32)]\n")
+    assert [(h.rule, h.line) for h in hits if h.rule.startswith("triton.")] == [("triton.num_warps_32", 3)]
+    assert [h.rule for h in analyse_cmake("project(q LANGUAGES CXX)\nadd_subdirectory(third-party/cutlass)\n")] == [
+        "build.cmake_cuda"]
+
+
+def test_a_root_pyproject_of_tool_settings_leaves_the_nested_package_the_project() -> None:
+    """AQLM: the root pyproject.toml holds black/isort settings only; inference_lib/ (setup.cfg + pyproject) is what
+    pip installs, so it is core; with a [project] table at the root it is a sub-project."""
+    paths = ["pyproject.toml", "main.py", "inference_lib/pyproject.toml", "inference_lib/setup.cfg",
+             "inference_lib/src/aqlm/__init__.py"]
+    assert subprojects(paths, settings_only_root=True) == ()
+    assert subprojects(paths) == ("inference_lib/",)
+
+
 def test_a_pin_below_the_first_rocm_release_makes_every_use_a_warning(kb: KnowledgeBase, tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_text("bitsandbytes==0.40.0\n", encoding="utf-8")
     (tmp_path / "train.py").write_text("import bitsandbytes as bnb\nargs = dict(optim='paged_adamw_32bit')\n",
