@@ -1,5 +1,6 @@
-"""Build, container and CI files: CMake and Makefiles that build only with nvcc, Dockerfiles on NVIDIA base images,
-CI that installs CUDA wheels or the CUDA toolkit, submodules of NVIDIA-only libraries. Line rules, pure.
+"""Build, container, CI and documentation files: CMake and Makefiles that build only with nvcc, Dockerfiles on NVIDIA
+base images, CI that installs CUDA wheels or the CUDA toolkit, submodules of NVIDIA-only libraries, install commands
+a README tells its readers to run. Line rules, pure.
 
 A file that also names a HIP/ROCm path (``enable_language(HIP)``, ``hipcc``, ``USE_ROCM``, a ``rocm`` index) gets a
 credit for it instead of a finding for the CUDA half.
@@ -26,6 +27,7 @@ _DOCKER_BASE = re.compile(r"^\s*(FROM|From:)\s+(--platform=\S+\s+)?(docker://)?(
                           r"pytorch/pytorch:\S*cuda|\S*/cuda:\d)", re.IGNORECASE)
 _NGC = re.compile(r"\bnvcr\.io/nvidia/")
 _CUDA_WHEELS = re.compile(r"download\.pytorch\.org/whl/(nightly/)?cu(\d{2,3}\b|\$)|\+cu(\d{2,3}\b|\$\{?\w*CUDA)|"
+                          r"\+\$\{?CUDA\b|"
                           r"Jimver/cuda-toolkit|"
                           r"cuda-toolkit@|\bnvidia-(cublas|cudnn|cuda-runtime|cuda-nvrtc|nccl|cusparse)-cu\d+|"
                           r"--index-url\s+\S*/cu\d{3}\b|\bapt(-get)?\s+install\b[^\n]*\bcuda-(toolkit|nvcc|libraries)|"
@@ -101,3 +103,50 @@ def analyse_gitmodules(text: str) -> list[Hit]:
 def nvcc_flag(text: str) -> bool:
     """Whether a string (a compiler argument in setup.py) is an nvcc-only flag."""
     return bool(_NVCC_FLAG.search(text))
+
+
+_INSTALL = re.compile(r"^\s*(?:[$>]\s+)?(?:sudo\s+)?(?:!\s*)?(?:python3?\s+-m\s+pip|pip3?|uv\s+pip|conda|mamba)\s+"
+                      r"install\s+(.+)$")
+"""An install command as a README writes it (a prompt, ``sudo`` or a notebook's ``!`` before it)."""
+_WITH_ARGUMENT = frozenset({"-r", "-c", "-e", "-i", "--index-url", "--extra-index-url", "-f", "--find-links",
+                            "--target", "--prefix", "--requirement", "--constraint", "--editable", "-t", "--channel"})
+"""pip and conda options whose next word is their value, not a package."""
+
+
+def installed_by(command: str) -> list[str]:
+    """The packages an install command's arguments name (``pip install -U "flash-attn>=2.5" --no-build-isolation``
+    -> ``flash-attn>=2.5``); paths, URLs, files and options are not packages."""
+    words = [w.strip("'\"") for w in command.split()]
+    packages = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        if word in _WITH_ARGUMENT:
+            skip = True
+            continue
+        if not word or word.startswith(("-", ".", "/", "~", "$", "<", "&", "|", ";", "#")) or "://" in word or (
+                word.endswith((".txt", ".whl", ".yml", ".yaml"))):
+            if word.startswith(("&", "|", ";", "#")):
+                break  # the next command, or a comment
+            continue
+        packages.append(word)
+    return packages
+
+
+def analyse_docs(text: str) -> list[Hit]:
+    """Markdown and reStructuredText: the install commands their code blocks tell a reader to run (CUDA wheels and
+    toolkits, and the packages they install, as a requirement each)."""
+    hits = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if "install" not in line:
+            continue
+        command = _INSTALL.match(line)
+        if command is None:
+            continue
+        if _CUDA_WHEELS.search(line) and "rocm" not in line.lower():
+            hits.append(Hit("ci.cuda_wheels", number, line.strip()[:160]))
+        hits.extend(Hit("requirement", number, package) for package in installed_by(command.group(1)))
+    return hits
+

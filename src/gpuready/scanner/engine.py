@@ -27,6 +27,7 @@ from gpuready.scanner.build_files import (
     analyse_ci,
     analyse_cmake,
     analyse_dockerfile,
+    analyse_docs,
     analyse_gitmodules,
     analyse_makefile,
 )
@@ -56,7 +57,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "10"
+SCANNER_VERSION = "11"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -125,6 +126,8 @@ def classify(path: Path) -> str | None:
         return "setup_cfg"
     if suffix in (".yml", ".yaml") and ("environment" in name or name.startswith("conda")):
         return "environment"
+    if suffix in (".md", ".rst"):
+        return "docs"
     if suffix in KERNEL_SUFFIXES:
         return "kernel"
     if suffix in CPP_SUFFIXES:
@@ -204,6 +207,8 @@ def analyse_text(kind: str, text: str, kernel_rules: Sequence[tuple[str, str]]) 
         return analyse_ci(text)
     if kind == "gitmodules":
         return analyse_gitmodules(text)
+    if kind == "docs":
+        return analyse_docs(text)
     if kind == "hip":
         return [Hit("credit.hip_sources", 1, "HIP source file")]
     return []
@@ -505,6 +510,7 @@ def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozens
     findings: list[Finding] = []
     seen_packages: set[str] = set()
     by_rule: dict[str, list[Hit]] = {}
+    package_lines: dict[str, list[int]] = {}  # every line a package is imported or required on, for the evidence
     for hit in hits:
         if hit.rule in ("import", "requirement"):
             if hit.rule == "import":
@@ -512,8 +518,13 @@ def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozens
                     continue
                 entry = kb.by_import(hit.detail)
             else:
+                if re.sub(r"[-.]+", "_", requirement_name(hit.detail).lower()) in own:
+                    continue  # the project itself (a README's `pip install gsplat`)
                 entry = kb.by_pip_name(requirement_name(hit.detail))
-            if entry is None or entry.name in seen_packages:
+            if entry is None:
+                continue
+            package_lines.setdefault(entry.name, []).append(hit.line)
+            if entry.name in seen_packages:
                 continue
             seen_packages.add(entry.name)
             component = layout.component(relative, hit)
@@ -531,6 +542,10 @@ def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozens
                 remedy=entry.alternative, source_url=entry.source, location=f"{relative}:{hit.line}"))
             continue
         by_rule.setdefault(hit.rule, []).append(hit)
+    for index, found in enumerate(findings):
+        lines = sorted(set(package_lines.get(found.code.removeprefix("scan.package."), ())))
+        if len(lines) > 1:
+            findings[index] = dataclasses.replace(found, evidence={**found.evidence, "lines": _listed(lines)})
     for rule_id, rule_hits in by_rule.items():
         rule = kb.rule(rule_id)
         if rule is None:
@@ -540,12 +555,16 @@ def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozens
         component = layout.component(relative, first)
         evidence = {"detail": first.detail, "component": component}
         if len(lines) > 1:
-            evidence["lines"] = ", ".join(map(str, lines[:20])) + (f" (+{len(lines) - 20} more)" if len(lines) > 20
-                                                                   else "")
+            evidence["lines"] = _listed(lines)
         findings.append(Finding(code=f"scan.{rule.id}", severity=rule.severity, message=rule.message,
                                 evidence=evidence, remedy=rule.alternative, source_url=rule.source,
                                 location=f"{relative}:{first.line}"))
     return findings
+
+
+def _listed(lines: Sequence[int]) -> str:
+    """The lines a finding stands for, as its evidence shows them: the first 20, then how many more."""
+    return ", ".join(map(str, lines[:20])) + (f" (+{len(lines) - 20} more)" if len(lines) > 20 else "")
 
 
 _NOT_DECIDING = ("scan.build.dockerfile_cuda_base", "scan.ci.", "scan.credit.", "scan.install.")

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from gpuready.scanner.build_files import analyse_ci, analyse_cmake, analyse_dockerfile, analyse_gitmodules
+from gpuready.scanner.build_files import (
+    analyse_ci,
+    analyse_cmake,
+    analyse_dockerfile,
+    analyse_docs,
+    analyse_gitmodules,
+    installed_by,
+)
 from gpuready.scanner.cfamily import analyse_cfamily, branches, without_comments
 from gpuready.scanner.components import component_of, optional_modules, requirements_component, subprojects
 from gpuready.scanner.engine import classify, scan_tree
@@ -287,6 +294,35 @@ def test_a_root_pyproject_of_tool_settings_leaves_the_nested_package_the_project
              "inference_lib/src/aqlm/__init__.py"]
     assert subprojects(paths, settings_only_root=True) == ()
     assert subprojects(paths) == ("inference_lib/",)
+
+
+def test_install_commands_in_the_docs_are_read(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """nanotron's and LLaVA's READMEs (`pip install flash-attn --no-build-isolation`), big_vision's (jax[cuda] from
+    the CUDA release page), pytorch_scatter's (PyG's wheel page for `+${CUDA}`): the docs' part, not the verdict; a
+    README that installs the project itself names no dependency."""
+    assert installed_by('-U "flash-attn>=2.5.0" --no-build-isolation -r requirements.txt -e . && echo ok') == [
+        "flash-attn>=2.5.0"]
+    readme = ("# x\n\n```bash\n$ pip install flash-attn --no-build-isolation\n"
+              "pip install torch-scatter -f https://data.pyg.org/whl/torch-2.8.0+${CUDA}.html\n"
+              "pip install myproj\n```\nWe install flash-attn for speed.\n")
+    assert [(h.rule, h.line) for h in analyse_docs(readme)] == [
+        ("requirement", 4), ("ci.cuda_wheels", 5), ("requirement", 5), ("requirement", 6)]
+    (tmp_path / "myproj").mkdir()
+    (tmp_path / "myproj" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "README.md").write_text(readme, encoding="utf-8")
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    assert {(f.code, f.location, f.evidence["component"]) for f in report.findings} == {
+        ("scan.package.flash-attn", "README.md:4", "docs"), ("scan.ci.cuda_wheels", "README.md:5", "docs"),
+        ("scan.package.torch-scatter", "README.md:5", "docs")}
+    assert report.verdict == "portable"
+
+
+def test_a_package_finding_lists_every_line_the_file_imports_it_on(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """nanotron's llama.py imports flash_attn at the top and again inside two functions: one finding, every line."""
+    (tmp_path / "model.py").write_text("from flash_attn import bert_padding\n\n\ndef f():\n"
+                                       "    from flash_attn.layers.rotary import RotaryEmbedding\n", encoding="utf-8")
+    found = [f for f in scan_tree(tmp_path, kb, jobs=1, cache=False).findings if f.code == "scan.package.flash-attn"]
+    assert [(f.location, f.evidence.get("lines")) for f in found] == [("model.py:1", "1, 5")]
 
 
 def test_a_pin_below_the_first_rocm_release_makes_every_use_a_warning(kb: KnowledgeBase, tmp_path: Path) -> None:
