@@ -83,15 +83,22 @@ _CUDA_MATRIX = re.compile(r"^\s*-?\s*['\"]?cuda(?:[-_]?(?:version|ver|toolkit))?
 """A CI matrix axis of CUDA versions: ``cuda: "12.8"``, ``cuda-version: ['cu126', 'cu128']``."""
 
 
+_NVIDIA_SMI_RUN = re.compile(r"^\s*(?:-\s+|run:\s*|[$>]\s+|sudo\s+|docker\s+run\b.*\s)*nvidia-smi\b")
+"""A step or a command line that runs nvidia-smi (``- nvidia-smi``, ``run: nvidia-smi -L``, ``$ sudo nvidia-smi``, a
+container started to run it), not a mention of it."""
+
+
 def analyse_ci(text: str) -> list[Hit]:
     """CI workflows and shell scripts: CUDA wheel indexes, +cu121-style pins, a matrix of CUDA versions, the CUDA
-    toolkit, NGC images."""
+    toolkit, NGC images, nvidia-smi runs."""
     hits = []
     for number, line in _lines(text):
         if (_CUDA_WHEELS.search(line) or _CUDA_MATRIX.search(line)) and "rocm" not in line.lower():
             hits.append(Hit("ci.cuda_wheels", number, line.strip()[:160]))
         elif _NGC.search(line) or _DOCKER_BASE.search(line):
             hits.append(Hit("build.dockerfile_cuda_base", number, line.strip()[:160]))
+        elif "nvidia-smi" in line and _NVIDIA_SMI_RUN.match(line):
+            hits.append(Hit("ci.nvidia_smi", number, line.strip()[:160]))
     return hits
 
 
@@ -137,9 +144,11 @@ def installed_by(command: str) -> list[str]:
 
 def analyse_docs(text: str) -> list[Hit]:
     """Markdown and reStructuredText: the install commands their code blocks tell a reader to run (CUDA wheels and
-    toolkits, and the packages they install, as a requirement each)."""
+    toolkits, and the packages they install, as a requirement each), and nvidia-smi runs."""
     hits = []
     for number, line in enumerate(text.splitlines(), start=1):
+        if "nvidia-smi" in line and _NVIDIA_SMI_RUN.match(line):
+            hits.append(Hit("ci.nvidia_smi", number, line.strip()[:160]))
         if "install" not in line:
             continue
         command = _INSTALL.match(line)

@@ -317,6 +317,16 @@ def test_install_commands_in_the_docs_are_read(kb: KnowledgeBase, tmp_path: Path
     assert report.verdict == "portable"
 
 
+def test_nvidia_smi_runs_in_ci_and_docs_but_not_mentions() -> None:
+    """punica's ci/*.bash and nanotron's workflow steps run nvidia-smi; marlin's README locks clocks with it; a
+    sentence that names it runs nothing."""
+    ci = "steps:\n  - run: nvidia-smi -L\n  - name: show\n    run: |\n      nvidia-smi\n# nvidia-smi\n"
+    assert [(h.rule, h.line) for h in analyse_ci(ci)] == [("ci.nvidia_smi", 2), ("ci.nvidia_smi", 5)]
+    docs = ("```\nsudo nvidia-smi --lock-gpu-clocks=BASE\n"
+            "docker run --rm --gpus all nvidia/cuda:11.0-base nvidia-smi\n```\nCheck that nvidia-smi lists your GPU.\n")
+    assert [(h.rule, h.line) for h in analyse_docs(docs)] == [("ci.nvidia_smi", 2), ("ci.nvidia_smi", 3)]
+
+
 def test_a_package_finding_lists_every_line_the_file_imports_it_on(kb: KnowledgeBase, tmp_path: Path) -> None:
     """nanotron's llama.py imports flash_attn at the top and again inside two functions: one finding, every line."""
     (tmp_path / "model.py").write_text("from flash_attn import bert_padding\n\n\ndef f():\n"
