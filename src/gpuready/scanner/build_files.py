@@ -21,11 +21,14 @@ _CMAKE = re.compile(r"enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bLANGUAGES
 _NVCC_FLAG = re.compile(r"(-gencode\b|--generate-code\b|--expt-relaxed-constexpr|--expt-extended-lambda|"
                         r"--ptxas-options|-Xptxas\b|-Xcompiler\b|-diag-suppress|--diag-suppress|--use_fast_math|"
                         r"-arch=sm_\d+|-arch=compute_\d+|--gpu-architecture|-code=sm_\d+|-lcublasLt\b|-lcudnn\b|"
-                        r"-lcuda\b|-lnvrtc\b|-lcublas\b|-lcurand\b|-lcusparse\b)")
+                        r"-lcuda\b|-lnvrtc\b|-lcublas\b|-lcurand\b|-lcusparse\b|-Xfatbin\b|-compress-all\b|"
+                        r"(?<!-)-use_fast_math\b|-U__CUDA_NO_HALF\w*)")
 _NVCC = re.compile(r"\bnvcc\b|NVCC\b|CUDA_HOME|CUDA_PATH|/usr/local/cuda")
 _DOCKER_BASE = re.compile(r"^\s*(FROM|From:)\s+(--platform=\S+\s+)?(docker://)?(nvidia/cuda|nvcr\.io/|"
                           r"pytorch/pytorch:\S*cuda|\S*/cuda:\d)", re.IGNORECASE)
-_NGC = re.compile(r"\bnvcr\.io/nvidia/")
+_NGC = re.compile(r"\bnvcr\.io/nvidia/|^\s*-?\s*image:\s*['\"]?\S*(?:nvidia/cuda|pytorch/pytorch:\S*cuda|"
+                  r"[-:_]cuda\d+(?:\.\d+)*)")
+"""NVIDIA's NGC images, and a CI job's container image built on CUDA (``image: runpod/pytorch:...-cuda12.1.1-...``)."""
 _CUDA_WHEELS = re.compile(r"download\.pytorch\.org/whl/(nightly/)?cu(\d{2,3}\b|\$)|\+cu(\d{2,3}\b|\$\{?\w*CUDA)|"
                           r"\+\$\{?CUDA\b|"
                           r"Jimver/cuda-toolkit|"
@@ -100,6 +103,18 @@ def analyse_ci(text: str) -> list[Hit]:
         elif "nvidia-smi" in line and _NVIDIA_SMI_RUN.match(line):
             hits.append(Hit("ci.nvidia_smi", number, line.strip()[:160]))
     return hits
+
+
+_NVIDIA_RUNTIME = re.compile(r"^\s*-?\s*(?:driver|runtime):\s*['\"]?nvidia\b|\bNVIDIA_VISIBLE_DEVICES\b|"
+                             r"\bDeviceRequest\([^)]*driver\s*=\s*['\"]nvidia['\"]")
+"""A container given its GPU through NVIDIA's container runtime: a compose file's device reservation or runtime, the
+variable that runtime reads, Docker's Python SDK asking for the nvidia driver."""
+
+
+def analyse_compose(text: str) -> list[Hit]:
+    """docker-compose files: GPUs reserved through NVIDIA's container runtime (AMD passes /dev/kfd and /dev/dri)."""
+    return [Hit("build.nvidia_container_runtime", n, line.strip()[:160]) for n, line in _lines(text)
+            if "nvidia" in line.lower() and _NVIDIA_RUNTIME.search(line)]
 
 
 def analyse_gitmodules(text: str) -> list[Hit]:

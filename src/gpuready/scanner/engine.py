@@ -26,6 +26,7 @@ from gpuready.model import Finding, Severity
 from gpuready.scanner.build_files import (
     analyse_ci,
     analyse_cmake,
+    analyse_compose,
     analyse_dockerfile,
     analyse_docs,
     analyse_gitmodules,
@@ -57,7 +58,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "12"
+SCANNER_VERSION = "13"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -107,9 +108,12 @@ def classify(path: Path) -> str | None:
         return "dockerfile"
     if name == ".gitmodules":
         return "gitmodules"
+    if suffix in (".yml", ".yaml") and re.match(r"(?:docker-)?compose\b", name):
+        return "compose"
     if name == "cog.yaml":
         return "cog"
-    if suffix in (".yml", ".yaml") and (parts & {".github", ".circleci", ".gitlab", ".buildkite"} or name in (
+    if suffix in (".yml", ".yaml") and (parts & {".github", ".circleci", ".gitlab", ".buildkite", ".azure-pipelines",
+                                                 "azure-pipelines"} or name in (
             ".gitlab-ci.yml", "azure-pipelines.yml", ".travis.yml")):
         return "ci"
     if suffix in (".sh", ".bash"):
@@ -209,6 +213,8 @@ def analyse_text(kind: str, text: str, kernel_rules: Sequence[tuple[str, str]]) 
         return analyse_gitmodules(text)
     if kind == "docs":
         return analyse_docs(text)
+    if kind == "compose":
+        return analyse_compose(text)
     if kind == "hip":
         return [Hit("credit.hip_sources", 1, "HIP source file")]
     return []
@@ -567,7 +573,8 @@ def _listed(lines: Sequence[int]) -> str:
     return ", ".join(map(str, lines[:20])) + (f" (+{len(lines) - 20} more)" if len(lines) > 20 else "")
 
 
-_NOT_DECIDING = ("scan.build.dockerfile_cuda_base", "scan.ci.", "scan.credit.", "scan.install.")
+_NOT_DECIDING = ("scan.build.dockerfile_cuda_base", "scan.build.nvidia_container_runtime", "scan.ci.", "scan.credit.",
+                 "scan.install.")
 """Containers and CI are deployment, and an install step to watch leaves the code portable: they do not decide
 whether the project runs on ROCm."""
 
@@ -600,7 +607,8 @@ def component_verdicts(findings: Sequence[Finding]) -> dict[str, str]:
                 found.code == "scan.file_skipped"):
             continue
         part = found.evidence.get("component", "core")
-        part = CI if found.code.startswith(("scan.ci.", "scan.build.dockerfile")) and part in DECIDING else (
+        part = CI if found.code.startswith(("scan.ci.", "scan.build.dockerfile", "scan.build.nvidia_container")) and (
+            part in DECIDING) else (
             INSTALL if found.code.startswith("scan.install.") and part in DECIDING else part)
         parts.setdefault(part, []).append(found)
     return {part: _worst(found) for part, found in sorted(parts.items())}

@@ -368,6 +368,9 @@ class _Visitor(ast.NodeVisitor):
                 self.hit("python.nccl_backend", node, backend.value)
         if last == "inline_asm_elementwise":
             self.hit("triton.inline_asm", node, function)
+        driver = keywords.get("driver")
+        if last == "DeviceRequest" and isinstance(driver, ast.Constant) and driver.value == "nvidia":
+            self.hit("build.nvidia_container_runtime", node, "DeviceRequest(driver='nvidia')")  # Docker's Python SDK
         warps = keywords.get("num_warps")
         if isinstance(warps, ast.Constant) and isinstance(warps.value, int) and warps.value >= 32:
             self.hit("triton.num_warps_32", node, f"num_warps={warps.value}")

@@ -12,10 +12,12 @@ import pytest
 from gpuready.scanner.build_files import (
     analyse_ci,
     analyse_cmake,
+    analyse_compose,
     analyse_dockerfile,
     analyse_docs,
     analyse_gitmodules,
     installed_by,
+    nvcc_flag,
 )
 from gpuready.scanner.cfamily import analyse_cfamily, branches, without_comments
 from gpuready.scanner.components import component_of, optional_modules, requirements_component, subprojects
@@ -325,6 +327,27 @@ def test_nvidia_smi_runs_in_ci_and_docs_but_not_mentions() -> None:
     docs = ("```\nsudo nvidia-smi --lock-gpu-clocks=BASE\n"
             "docker run --rm --gpus all nvidia/cuda:11.0-base nvidia-smi\n```\nCheck that nvidia-smi lists your GPU.\n")
     assert [(h.rule, h.line) for h in analyse_docs(docs)] == [("ci.nvidia_smi", 2), ("ci.nvidia_smi", 3)]
+
+
+def test_containers_given_gpus_by_nvidia_runtime_and_ci_jobs_in_cuda_images(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """alpaca-lora's and exllama's compose files, alphafold's Docker SDK call, nanotron's and tutel's CI images:
+    deployment, so the CI part; torch-ngp's and Pointnet2's nvcc-only flags."""
+    compose = ("services:\n  app:\n    deploy:\n      resources:\n        reservations:\n          devices:\n"
+               "            - driver: nvidia\n              capabilities: [gpu]\n    environment:\n"
+               "      - NVIDIA_VISIBLE_DEVICES=all\n")
+    assert [h.line for h in analyse_compose(compose)] == [7, 10]
+    python = analyse_python("import docker\nr = docker.types.DeviceRequest(driver='nvidia', capabilities=[['gpu']])\n")
+    assert ("build.nvidia_container_runtime", 2) in [(h.rule, h.line) for h in python]
+    job = "jobs:\n  t:\n    container:\n      image: runpod/pytorch:2.1.1-py3.10-cuda12.1.1-devel-ubuntu22.04\n"
+    assert [(h.rule, h.line) for h in analyse_ci(job)] == [("build.dockerfile_cuda_base", 4)]
+    assert classify(Path(".azure-pipelines/unit-test.yml")) == "ci"
+    assert classify(Path("docker/docker-compose.yml")) == "compose"
+    flags = ("-Xfatbin", "-compress-all", "-use_fast_math", "-U__CUDA_NO_HALF_OPERATORS__")
+    assert all(nvcc_flag(flag) for flag in flags)
+    assert not nvcc_flag("-D__CUDA_NO_HALF_OPERATORS__") and not nvcc_flag("-O3")
+    (tmp_path / "docker-compose.yml").write_text(compose, encoding="utf-8")
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    assert report.verdict == "portable" and report.components == {"ci": "needs alternatives"}
 
 
 def test_a_package_finding_lists_every_line_the_file_imports_it_on(kb: KnowledgeBase, tmp_path: Path) -> None:
