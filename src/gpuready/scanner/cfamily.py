@@ -55,8 +55,10 @@ def without_comments(text: str) -> list[str]:
 
 
 _TRIVIAL = re.compile(r"^\s*(?:assert\s*\(.*\)\s*;|__trap\(\)\s*;|__builtin_trap\(\)\s*;|__builtin_unreachable\(\)\s*;|"
-                      r"printf\s*\(.*\)\s*;|return\s*;|[{};]*)\s*$")
-"""A line that does nothing on the path it stands on (a trap, a message, an empty return)."""
+                      r"printf\s*\(.*\)\s*;|return\s*;|CUTE_INVALID_CONTROL_PATH\s*\(.*\)\s*;?|"
+                      r"if\s*\(.*\)\s*\{?|[{};]*)\s*$")
+"""A line that does nothing on the path it stands on (a trap, a message, an empty return, CuTe's invalid-path
+error, the condition of a block that does nothing else)."""
 
 
 def _with_else(lines: Sequence[str]) -> set[int]:

@@ -128,6 +128,20 @@ def test_a_named_warp_width_of_32_counts_without_shuffles_and_tensor_core_tiles_
     assert ("kernel.warp_size_32", 2) in _rule_lines("#include <mma.h>\n" + lane + "wmma::fragment<a> f;\n", kb)
 
 
+def test_an_error_only_else_is_no_other_implementation_and_more_ptx_instructions(kb: KnowledgeBase) -> None:
+    """FlashMLA's sm100 kernels: `#if __CUDA_ARCH__ >= 1000 ... #else if (thread0()) { CUTE_INVALID_CONTROL_PATH(..) }`
+    has no ROCm implementation, so the 32-lane code in it is reported; Liger's prefetch PTX."""
+    kernel = ("#include <cuda_runtime.h>\n__device__ void f() {\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000\n"
+              "  int w = __shfl_sync(0xffffffff, threadIdx.x / 128, 0);\n#else\n  if (cute::thread0()) {\n"
+              "    CUTE_INVALID_CONTROL_PATH(\"sm100 only\");\n  }\n#endif\n}\n")
+    assert ("kernel.full_warp_mask", 4) in _rule_lines(kernel, kb)
+    fallback = kernel.replace('if (cute::thread0()) {\n    CUTE_INVALID_CONTROL_PATH(\"sm100 only\");\n  }',
+                              "w = __shfl(threadIdx.x / 128, 0);")
+    assert ("kernel.full_warp_mask", 4) not in _rule_lines(fallback, kb)
+    assert ("kernel.inline_ptx", 2) in _rule_lines(
+        '#include <cuda_runtime.h>\n  asm volatile("prefetch.global.L2 [%0];" :: "l"(ptr));\n', kb)
+
+
 @pytest.mark.parametrize(("line", "rule"), [
     ("  auto s = cg::reduce(tile, v, cg::plus<float>());", "kernel.cooperative_groups_unsupported"),
     ("#include <cooperative_groups/reduce.h>", "kernel.cooperative_groups_unsupported"),
