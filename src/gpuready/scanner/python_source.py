@@ -368,6 +368,8 @@ class _Visitor(ast.NodeVisitor):
                 self.hit("python.nccl_backend", node, backend.value)
         if last == "inline_asm_elementwise":
             self.hit("triton.inline_asm", node, function)
+        elif last == "inline_ptx" or function.endswith("llvm.inline_asm"):  # CuTe DSL's PTX, MLIR's llvm dialect
+            self.hit("python.inline_ptx", node, function)
         driver = keywords.get("driver")
         if last == "DeviceRequest" and isinstance(driver, ast.Constant) and driver.value == "nvidia":
             self.hit("build.nvidia_container_runtime", node, "DeviceRequest(driver='nvidia')")  # Docker's Python SDK
@@ -459,7 +461,8 @@ def _test_text(node: ast.AST) -> str:
     return " ".join(parts)
 
 
-_TRIGGERS = re.compile(r"cuda|CUDA|nvcc|nvidia|capability|cpp_extension|inline_asm|num_warps|nccl|flash_attention_2|"
+_TRIGGERS = re.compile(r"cuda|CUDA|nvcc|nvidia|capability|cpp_extension|inline_asm|inline_ptx|num_warps|nccl|"
+                       r"flash_attention_2|"
                        r"apex|paged_|_8bit|bnb|-gencode|--expt|-Xptxas|-Xcompiler|diag-suppress|use_fast_math|-arch=|"
                        r"nvtx|cudnn|hip|HIP|rocm|ROCM")
 """A Python file without any of these words can hold no rule hit: only its imports are read."""

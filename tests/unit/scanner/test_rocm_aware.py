@@ -303,6 +303,14 @@ def test_triton_configs_of_32_warps_and_cutlass_built_by_cmake(kb: KnowledgeBase
         "build.cmake_cuda"]
 
 
+def test_inline_ptx_written_from_python() -> None:
+    """quack's CuTe DSL helpers (cute.arch.inline_ptx) and NVFP4 conversions (the MLIR llvm dialect's inline_asm)."""
+    hits = analyse_python("import cutlass.cute as cute\nfrom cutlass._mlir.dialects import llvm\n\n\ndef f(a):\n"
+                          "    cute.arch.inline_ptx('mov.b32 %0, 1;')\n    return llvm.inline_asm(t, [a], 'cvt')\n")
+    assert [(h.rule, h.line) for h in hits if h.rule == "python.inline_ptx"] == [("python.inline_ptx", 6),
+                                                                                  ("python.inline_ptx", 7)]
+
+
 def test_a_root_pyproject_of_tool_settings_leaves_the_nested_package_the_project() -> None:
     """AQLM: the root pyproject.toml holds black/isort settings only; inference_lib/ (setup.cfg + pyproject) is what
     pip installs, so it is core; with a [project] table at the root it is a sub-project."""
