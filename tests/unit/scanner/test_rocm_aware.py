@@ -303,6 +303,15 @@ def test_triton_configs_of_32_warps_and_cutlass_built_by_cmake(kb: KnowledgeBase
         "build.cmake_cuda"]
 
 
+def test_an_extension_built_only_under_cuda_version_is_the_cuda_path() -> None:
+    """AutoAWQ_kernels' setup.py builds awq_ext only `if CUDA_VERSION:` (its PTX does not hipify), exl_ext always."""
+    hits = analyse_python("import torch\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+                          "CUDA_VERSION = torch.version.cuda\next = []\nif CUDA_VERSION:\n"
+                          "    ext.append(CUDAExtension('awq_ext', ['a/gemm.cu']))\n"
+                          "ext.append(CUDAExtension('exl_ext', ['b/q4.cu']))\n")
+    assert [h.detail for h in hits if h.rule == "cuda_only_extension"] == ["awq_ext|a/gemm.cu"]
+
+
 def test_inline_ptx_written_from_python() -> None:
     """quack's CuTe DSL helpers (cute.arch.inline_ptx) and NVFP4 conversions (the MLIR llvm dialect's inline_asm)."""
     hits = analyse_python("import cutlass.cute as cute\nfrom cutlass._mlir.dialects import llvm\n\n\ndef f(a):\n"
