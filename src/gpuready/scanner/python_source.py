@@ -18,8 +18,8 @@ _SWITCH = re.compile(r"getenv|environ|\b(?!CUDA_|TORCH_CUDA|ROCM_|HIP_)[A-Z][A-Z
 """An if-test on one of these is a feature switch for code too: an environment variable or a config constant."""
 _ROCM_TEST = re.compile(r"version\.hip|\bis_hip\b|\bIS_HIP\w*|\bIS_ROCM\b|\bis_rocm\b|\bIS_AMD\b|\bis_amd\b|"
                         r"\bHIP_BUILD\b|\bUSE_ROCM\b|\bBUILD_FOR_ROCM\b|\bROCM_VERSION\b|['\"]rocm['\"]|['\"]hip['\"]")
-_CUDA_TEST = re.compile(r"\bIS_NVIDIA\w*|\bis_nvidia\w*|version\.cuda|\bis_cuda\b|\bIS_CUDA\b|\bCUDA_VERSION\b|\bIS_HOPPER\b|"
-                        r"\bIS_BLACKWELL\b|\bis_hopper\b|\bis_blackwell\b|\bIS_SM\d+|['\"]cuda['\"]\s*==\s*\w*backend")
+_CUDA_TEST = re.compile(r"\bIS_NVIDIA\w*|\bis_nvidia\w*|version\.cuda|\bis_cuda\b|\bIS_CUDA\b|\bCUDA_VERSION\b|"
+                        r"\bIS_HOPPER\b|\bIS_BLACKWELL\b|\bis_hopper\b|\bis_blackwell\b|\bIS_SM\d+|['\"]cuda['\"]\s*==\s*\w*backend")
 _VENDOR_WORDS = ("hip", "HIP", "rocm", "ROCM", "ROCm", "AMD", "amd", "cuda", "CUDA", "NVIDIA", "nvidia", "HOPPER",
                  "hopper", "BLACKWELL", "blackwell", "IS_SM")
 """What a file needs to hold for _CUDA_TEST or _ROCM_TEST to find anything in it."""
