@@ -316,9 +316,10 @@ def test_prefilters_change_nothing_read_from_the_real_pastes() -> None:
     """Every real paste reads the same, fact for fact, with the prefilters as with every line tried."""
     folders = [Path(__file__).parents[2] / "fixtures" / name for name in ("pastes", "pastes-holdout",
                                                                            "pastes-holdout2", "pastes-holdout3",
-                                                                           "pastes-holdout4", "pastes-holdout5")]
+                                                                           "pastes-holdout4", "pastes-holdout5",
+                                                                           "pastes-holdout6")]
     paths = sorted(path for folder in folders for path in folder.glob("*.txt"))
-    assert len(paths) >= 147
+    assert len(paths) >= 167
     texts = [path.read_text(encoding="utf-8") for path in paths]
     fast = [read_paste(text, path.name) for text, path in zip(texts, paths, strict=True)]
     with _every_line_open():
@@ -791,6 +792,52 @@ def test_error_lines_from_the_fifth_held_out_set_are_known() -> None:
     assert codes("when using the rocminfo command, I can only see the CPU.") == ["no_gpu_found"]
     assert codes("It seems that JAX is unable to see my gpu, although") == ["no_gpu_found"]
     assert codes("the model runs only on the CPU cores I pinned") == []
+
+
+def test_lines_from_the_sixth_held_out_set_are_read() -> None:
+    """Lines the sixth held-out set showed unread (tests/fixtures/pastes-holdout6)."""
+    summary = _every(["Python: 3.12.3 | PyTorch: 2.9.1+cu130 | CUDA disponible: True | GPU: NVIDIA GeForce RTX 5090"])
+    assert summary["torch.version"] == ["2.9.1+cu130"] and summary["torch.available"] == ["True"]
+    assert summary["gpu.named"] == ["NVIDIA GeForce RTX 5090"]
+    assert _every(["I'm on `RX 7800 XT`, `torch 2.3.0.dev20240210+rocm6.0`, `torchvision 0.18.0`"], is_prose=True)[
+        "torch.version"] == ["2.3.0.dev20240210+rocm6.0"]
+    check_env = _every(["GPU 0,1,2,3,4,5,6,7: AMD Instinct MI300X", "ROCM Driver Version: 6.8.5"])
+    assert check_env["stack.amdgpu_driver"] == ["6.8.5"]
+    assert [c.count for c in clues(["GPU 0,1,2,3,4,5,6,7: AMD Instinct MI300X"]) if c.field == "gpu.named"] == [8]
+    tf = _every(["pciBusID: 0000:05:00.0 name: Vega 20     ROCm AMD GPU ISA: gfx906"])
+    assert tf["gpu.name"] == ["Vega 20"] and tf["gpu.arch"] == ["gfx906"]
+    rpm = _every(["nvidia-driver-latest-dkms-cuda-465.19.01-1.el7.x86_64", "cuda-runtime-11-3-11.3.0-1.x86_64"])
+    assert rpm["stack.nvidia_driver"] == ["465.19.01"] and rpm["stack.cuda"] == ["11.3"]
+    assert read_paste("GPU models and configuration: GPU 0: Orin (nvgpu)\n", "x").devices[0].name.value == "Orin"
+    toolkit = read_paste("/usr/local/cuda-12.3/targets/x86_64-linux/lib did not contain libcudart.so\n", "x")
+    assert str(toolkit.stack.cuda_driver_version.value) == "12.3"
+
+
+def test_a_paste_that_opens_with_a_bracketed_shell_prompt_is_no_json(tmp_path: Path) -> None:
+    """CentOS's `[user@host ~]$ nvidia-smi` first line made the paste a malformed JSON list (exit 2)."""
+    from gpuready.probe.paste import read_fingerprint
+
+    path = tmp_path / "paste.txt"
+    path.write_text("[me@node ~]$ nvidia-smi\nFailed to initialize NVML: Driver/library version mismatch\n",
+                    encoding="utf-8")
+    assert [e.code for e in read_fingerprint(path)[1].errors] == ["nvidia_driver_library_mismatch"]
+    path.write_text('[{"name": "x"', encoding="utf-8")
+    with pytest.raises(InputError, match="JSON"):
+        read_fingerprint(path)
+
+
+def test_error_lines_from_the_sixth_held_out_set_are_known() -> None:
+    from gpuready.probe.paste.errors import errors_in
+
+    def codes(line: str) -> list[str]:
+        return [seen.code for seen in errors_in([line], 1, "x")]
+
+    assert codes("Failed to initialize NVML: Driver/library version mismatch") == ["nvidia_driver_library_mismatch"]
+    assert codes("E cuda_diagnostics.cc:262] kernel version 535.129.3 does not match DSO version 545.23.8") == [
+        "nvidia_driver_library_mismatch"]
+    assert codes("CUDA_SETUP: WARNING! libcudart.so not found in any environmental path.") == ["missing_library"]
+    assert codes("W dso_loader.cc:59] Could not load dynamic library 'libMIOpen.so'; dlerror: libMIOpen.so") == [
+        "missing_library"]
 
 
 def _later_success_by_every_pair(errors: list, found: list) -> list:  # type: ignore[type-arg]

@@ -8,6 +8,7 @@ from single lines; ``errors`` finds known error messages; ``reader`` puts them t
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,6 +26,11 @@ from gpuready.probe.paste.reader import merge, read_paste
 __all__ = ["ReportKind", "detect_kind", "read_fingerprint", "read_fingerprints", "read_paste"]
 
 
+_PROMPT_FIRST = re.compile(r"\s*\[[^\]\n]{1,100}\]\s?[$#%>]")
+"""A paste that opens with a shell prompt in brackets (``[user@host ~]$ nvidia-smi``, as Red Hat's and CentOS's shells
+print it), not with a JSON list."""
+
+
 def _name(path: Path) -> str:
     return "standard input" if str(path) == STDIN else path.name
 
@@ -34,7 +40,8 @@ def read_fingerprint(path: Path, kind: ReportKind | None = None) -> tuple[Report
     report whole, anything else as a paste. Returns the kind when the file was one kind of report."""
     text = read_report_text(path)
     detected = kind or detect_kind(text)
-    if kind is not None or detected is ReportKind.RUN or text.lstrip().startswith(("{", "[")):
+    if kind is not None or detected is ReportKind.RUN or text.lstrip().startswith(("{", "[")) and not (
+            _PROMPT_FIRST.match(text)):
         if detected is None:
             raise InputError(_unknown_json(text), source=str(path))
         try:

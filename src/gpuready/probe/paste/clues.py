@@ -158,7 +158,7 @@ def _gpu_text(text: str) -> Iterator[tuple[str, str]]:
 
 
 _GPU_WORDS = re.compile(r"\b(Radeon|Instinct|MI-?\d{2,3}[A-Z]?|RX\s?\d{3,4}|Vega|Navi|FirePro|GeForce|RTX|GTX|Quadro|"
-                        r"Tesla|TITAN|A100|A10G?|A30|A40|H100|H200|H800|B200|L4|L40S?|V100|P100|T4|W\d{4}|"
+                        r"Tesla|TITAN|A100|A10G?|A30|A40|H100|H200|H800|B200|L4|L40S?|V100|P100|T4|W\d{4}|Orin|Xavier|"
                         r"\d{4}\s?XTX?|\d{3}M Graphics|Arc A\d{3}|AMD (?:Raven|Picasso|Renoir|Cezanne|Rembrandt))\b",
                         re.IGNORECASE)
 """Words that make a short text a GPU's name (AMD APUs also go by their code names: ``AMD Raven``)."""
@@ -191,6 +191,7 @@ _LABELS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNOR
     (r"amdgpu|amdgpu driver|amdgpu version", "stack.amdgpu_driver"),
     (r"jax|jax version", "jax.version"),
     (r"jaxlib|jaxlib version", "jaxlib.version"),
+    (r"cuda available|cuda disponible|cuda disponível|cuda verfügbar|gpu available|rocm available", "torch.available"),
 ))
 _QUESTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), f) for p, f in (
     (r"\b(?:GPUs?|graphics card|video card|accelerator)\b", "gpu.name"),
@@ -344,6 +345,9 @@ def labelled(label: str, value: str) -> Iterator[Found]:
         inside = re.match(r"^gfx[0-9a-f]{3,4}\s*\((.+)\)\s*$", value)
         if inside and looks_like_gpu(inside.group(1)):
             yield "gpu.named", inside.group(1).strip()
+    elif field == "torch.available":  # "CUDA disponible: True" (a one-line summary in the user's language)
+        if value in ("True", "False"):
+            yield field, value
     elif field == "host.cpu":
         value = re.sub(r"^(?i:model name)\s*:\s*", "", value)  # "CPU: model name : AMD Ryzen ..." (/proc/cpuinfo's)
         if not looks_like_gpu(value) or looks_like_cpu(value):
@@ -493,6 +497,13 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      _many(("gpu.name", 1), ("gpu.arch", 2)), "with cuda capability"),
     # rocm-smi and amd-smi text
     (r"^GPU\[\d+\]\s*:\s*Card (?:Series|series)\s*:\s*(.+?)\s*$", _one("gpu.name")),
+    # SGLang's check_env: "GPU 0,1,2,3,4,5,6,7: AMD Instinct MI300X" (one line for identical GPUs) and its driver line
+    (r"^GPU ((?:\d+,)+\d+)\s*:\s*(\S.*?)\s*$", lambda m: iter([("gpu.named", m.group(2), m.group(1).count(",") + 1)]),
+     "gpu "),
+    (r"^\s*ROCM Driver Version\s*:\s*(\d+\.\d+(?:\.\d+)*)\s*$", _one("stack.amdgpu_driver"), "rocm driver version"),
+    # TensorFlow's device line on ROCm: "pciBusID: 0000:05:00.0 name: Vega 20     ROCm AMD GPU ISA: gfx906"
+    (r"\bname: (\S.*?)\s+ROCm AMD GPU ISA: (gfx[0-9a-f]{3,4})\b", _many(("gpu.name", 1), ("gpu.arch", 2)),
+     "rocm amd gpu isa"),
     (r"^GPU\[\d+\]\s*:\s*Device Name\s*:(?!\s*0x[0-9a-fA-F]+\s*$)\s*(.+?)\s*$", _one("gpu.name"), "device name"),
     # rocm-smi 6: "GPU[0] : Device Name: AMD Instinct MI300X OAM" (a bare PCI id where pci.ids lacks the card)
     (r"^GPU\[\d+\]\s*:\s*Card (?:Model|model)\s*:\s*(.+?)\s*$", _one("gpu.model")),
@@ -514,6 +525,12 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^rocm-core-(\d+\.\d+\.\d+)", _one("stack.rocm"), "rocm-core"),
     (r"\bamdgpu-install_(\d+\.\d+\.\d+[\d.\-]*?)_all\.deb", _one("stack.rocm")),
     (r"/opt/rocm-(\d+\.\d+\.\d+)\b", _one("stack.rocm_path"), "/opt/rocm-"),
+    (r"/usr/local/cuda-(\d+\.\d+)\b", _one("stack.cuda_path"), "/usr/local/cuda-"),
+    # rpm/dnf package names: "nvidia-driver-latest-dkms-cuda-465.19.01-1.el7", "cuda-drivers-465.19.01-1", and the
+    # CUDA runtime "cuda-runtime-11-3-11.3.0-1"
+    (r"^(?:nvidia-driver(?:-latest)?(?:-dkms)?(?:-cuda)?|cuda-drivers)-(\d{3}\.\d+(?:\.\d+)?)-\d",
+     _one("stack.nvidia_driver"), ("nvidia-driver", "cuda-drivers")),
+    (r"^cuda-runtime-\d+-\d+-(\d+\.\d+)\.\d", _one("stack.cuda"), "cuda-runtime-"),
     (r"^\s*(\d+\.\d+\.\d+)-\d+\s*$", _one("stack.rocm_file"), _DIGIT_DASH),
     # OS and kernel
     (r"^PRETTY_NAME=\"?([^\"]+)\"?", _one("host.os")),
@@ -604,8 +621,8 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"ggml_cuda_init: found \d+ (ROCm|CUDA) devices", _one("gpu.library")),
     (r"\bTorch (\d+\.\d+\.\d+\+\S+)\s*$", _one("torch.version"), "torch "),
     # a build named in a sentence: "torch 2.3.1+rocm5.7 shows hip 5.7 but torch.cuda.is_available() = False"
-    (r"\b(?:torch|pytorch|PyTorch)\s+v?(\d+\.\d+\.\d+\+(?:rocm|cu|cpu)[\w.]*?)(?=[\s,;)]|\.?$)", _one("torch.version"),
-     ("torch ", "pytorch ")),
+    (r"\b(?:torch|pytorch|PyTorch)\s+v?(\d+\.\d+\.\d+(?:\.?(?:dev|a|b|rc)\d+)?\+(?:rocm|cu|cpu)[\w.]*?)(?=[\s,;)`]|\.?$)",
+     _one("torch.version"), ("torch ", "pytorch ")),
     (r"\btorch\.cuda\.is_available\(\)\s*(?:=|==|->|returns|is|:)\s*(True|False)\b", _one("torch.available"),
      "is_available()"),
     (r"\bTorch backend: (?:AMD ROCm HIP|nVidia CUDA|NVIDIA CUDA) (\d\S*)", _one("torch.backend")),
@@ -873,6 +890,14 @@ def _read_lines(lines: Sequence[str], first_line: int, gates: LineGates, is_pros
                             if (clue := _clue(item, number, LABELLED)) is not None:
                                 found_here = True
                                 yield clue
+                if " | " in line and line.count(":") > 1 and not line.lstrip().startswith("|"):
+                    # a one-line summary: "Python: 3.12.3 | PyTorch: 2.9.1+cu130 | GPU: NVIDIA GeForce RTX 5090"
+                    for part in line.split(" | ")[1:]:
+                        if match := label_rule.search(part):
+                            for item in label_take(match):
+                                if (clue := _clue(item, number, LABELLED)) is not None:
+                                    found_here = True
+                                    yield clue
             if len(line) <= 64 and (match := short_rule.search(line)):
                 for item in short_take(match):
                     if (clue := _clue(item, number, SHORT)) is not None:

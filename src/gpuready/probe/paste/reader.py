@@ -283,7 +283,7 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
                                 section=labels.get(rocm.line, ""))
         except InvalidVersion:
             pass
-    cuda = _first(found, "stack.cuda")
+    cuda = _first(found, "stack.cuda") or _first(found, "stack.cuda_path")  # a toolkit's folder: what is installed
     stack = Stack(rocm_version=rocm_fact,
                   amdgpu_driver_version=_fact(_first(found, "stack.amdgpu_driver"), "paste", labels),
                   nvidia_driver_version=_fact(_first(found, "stack.nvidia_driver"), "paste", labels),
