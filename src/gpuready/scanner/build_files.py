@@ -44,8 +44,12 @@ _SUBMODULE = re.compile(r"url\s*=\s*\S*(NVIDIA/cutlass|NVIDIA/cccl|NVIDIA/cub|NV
                         re.IGNORECASE)
 
 
+MAX_LINE = 4000
+"""Characters of a line the rules read (generated or minified files: linear on any input)."""
+
+
 def _lines(text: str) -> list[tuple[int, str]]:
-    return [(n, line) for n, line in enumerate(text.splitlines(), start=1)
+    return [(n, line[:MAX_LINE]) for n, line in enumerate(text.splitlines(), start=1)
             if line.strip() and not line.lstrip().startswith("#")]
 
 
@@ -86,7 +90,7 @@ _CUDA_MATRIX = re.compile(r"^\s*-?\s*['\"]?cuda(?:[-_]?(?:version|ver|toolkit))?
 """A CI matrix axis of CUDA versions: ``cuda: "12.8"``, ``cuda-version: ['cu126', 'cu128']``."""
 
 
-_NVIDIA_SMI_RUN = re.compile(r"^\s*(?:-\s+|run:\s*|[$>]\s+|sudo\s+|docker\s+run\b.*\s)*nvidia-smi\b")
+_NVIDIA_SMI_RUN = re.compile(r"^\s*(?:-\s+|run:\s*|[$>]\s+|sudo\s+)*(?:docker\s+run\b.*\s)?nvidia-smi\b")
 """A step or a command line that runs nvidia-smi (``- nvidia-smi``, ``run: nvidia-smi -L``, ``$ sudo nvidia-smi``, a
 container started to run it), not a mention of it."""
 
@@ -158,10 +162,18 @@ def installed_by(command: str) -> list[str]:
 
 
 def analyse_docs(text: str) -> list[Hit]:
-    """Markdown and reStructuredText: the install commands their code blocks tell a reader to run (CUDA wheels and
-    toolkits, and the packages they install, as a requirement each), and nvidia-smi runs."""
+    """Markdown and reStructuredText: the install commands their code blocks (fenced or indented, or after a prompt)
+    tell a reader to run (CUDA wheels and toolkits, and the packages they install, as a requirement each), and
+    nvidia-smi runs."""
     hits = []
+    fenced = False
     for number, line in enumerate(text.splitlines(), start=1):
+        line = line[:MAX_LINE]
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if not (fenced or line.startswith(("    ", "\t")) or re.match(r"\s*[$>]\s", line)):
+            continue  # a sentence, a list item: only code blocks and prompted commands are run by a reader
         if "nvidia-smi" in line and _NVIDIA_SMI_RUN.match(line):
             hits.append(Hit("ci.nvidia_smi", number, line.strip()[:160]))
         if "install" not in line:

@@ -130,9 +130,11 @@ WARP_RULES = ("kernel.warp_size_32",)
 for a named warp-width constant (``#define WARP_SIZE 32``), which says so itself."""
 
 
+_HIP_RTC = re.compile(r"hiprtc|HIPRTC|\bhipcc\b|hipModule")
+"""Signs that a file's run-time compilation has its HIP side (hipRTC, hipcc, HIP modules)."""
 HIPIFIED_WITH_A_BRANCH = ("kernel.nvrtc",)
-"""Rules whose API hipify maps (NVRTC to hipRTC): in a file that branches for ROCm itself (its compile options, its
-compiler), the project's own ROCm path, wherever the calls stand."""
+"""Rules whose API hipify maps (NVRTC to hipRTC): in a file that branches for ROCm itself and names its HIP side
+(hipRTC, hipcc), the project's own ROCm path, wherever the calls stand."""
 LANE_RULES = ("kernel.warp_size_32", "kernel.full_warp_mask")
 """Rules about 32-lane code: harmless in a function nothing calls (dead on every platform)."""
 _BLOCK_TOKEN = re.compile(r"[{};]")
@@ -198,6 +200,7 @@ def analyse_cfamily(text: str, rules: Sequence[tuple[str, re.Pattern[str]]]) -> 
     hits: list[Hit] = []
     credited = False
     warp_sync = bool(_WARP_SYNC.search(text))
+    hip_rtc = bool(_HIP_RTC.search(text))
     std_shim = any(state == ROCM and _STD_SHIM.search(line) for state, line in zip(states, lines, strict=True))
     for index, line in enumerate(lines):
         if len(line) > MAX_LINE:  # generated or minified code: rules look at the start (linear on any input)
@@ -213,7 +216,7 @@ def analyse_cfamily(text: str, rules: Sequence[tuple[str, re.Pattern[str]]]) -> 
             if rule_id in WARP_RULES and not (warp_sync or _WARP_CONSTANT.search(probe)) or not pattern.search(probe):
                 continue
             shimmed = rule_id == "kernel.libcudacxx" and std_shim and not _LIBCUDACXX_BEYOND_STD.search(probe)
-            if (states[index] == CUDA or rule_id in HIPIFIED_WITH_A_BRANCH) and has_rocm_branch or shimmed:
+            if (states[index] == CUDA or rule_id in HIPIFIED_WITH_A_BRANCH and hip_rtc) and has_rocm_branch or shimmed:
                 if not credited:
                     hits.append(Hit("credit.rocm_branch", index + 1, "CUDA-only code sits in a branch ROCm does not "
                                                                      "compile, next to the file's ROCm branch" if not

@@ -34,10 +34,14 @@ from gpuready.scanner.build_files import (
 )
 from gpuready.scanner.cfamily import LANE_RULES, analyse_cfamily, uses_cuda
 from gpuready.scanner.components import (
+    BENCHMARKS,
     CI,
     DECIDING,
+    DOCS,
+    EXAMPLES,
     INSTALL,
     OPTIONAL,
+    TESTS,
     component_of,
     core_subprojects,
     optional_modules,
@@ -445,7 +449,8 @@ _LINKED = {"scan.python.bitsandbytes_config": "bitsandbytes"}
 
 def with_stale_pins(findings: list[Finding]) -> list[Finding]:
     """Where the project pins a package below its first ROCm release, every use of that package is a warning."""
-    stale = {f.code.removeprefix("scan.package.") for f in findings if f.evidence.get("pinned_below_rocm")}
+    stale = {f.code.removeprefix("scan.package.") for f in findings if f.evidence.get("pinned_below_rocm") and (
+        f.evidence.get("component", "core") not in (DOCS, CI, EXAMPLES, TESTS, BENCHMARKS))}  # the install's pins
     if not stale:
         return findings
     updated = []
@@ -524,7 +529,8 @@ def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozens
                     continue
                 entry = kb.by_import(hit.detail)
             else:
-                if re.sub(r"[-.]+", "_", requirement_name(hit.detail).lower()) in own:
+                if relative.endswith((".md", ".rst")) and re.sub(r"[-.]+", "_", requirement_name(
+                        hit.detail).lower()) in own:
                     continue  # the project itself (a README's `pip install gsplat`)
                 entry = kb.by_pip_name(requirement_name(hit.detail))
             if entry is None:

@@ -188,13 +188,28 @@ def test_an_unlisted_point_release_of_a_listed_ubuntu_lts_is_information(data: D
     held against the listed kernels. A release line that is not listed stays a warning."""
     from gpuready.probe.paste import read_paste
 
-    paste = 'ROCm version: 7.2.0\nPRETTY_NAME="Ubuntu 24.04.4 LTS"\nGPU 0: AMD Radeon PRO V620 (gfx1030)\n'
+    paste = ('ROCm version: 7.2.0\nPRETTY_NAME="Ubuntu 24.04.4 LTS"\nGPU 0: AMD Radeon PRO V620 (gfx1030)\n'
+             "Linux box 6.8.0-45-generic #45 SMP\n")
     found = judged(read_paste(paste, "synthetic"), data)[1]
     assert "rocm.os_point_release" in found and "rocm.os_unsupported" not in found
-    kernel = judged(read_paste(paste + "Linux box 4.15.0-20-generic #21 SMP\n", "synthetic"), data)[1]
+    kernel = judged(read_paste(paste.replace("6.8.0-45", "4.15.0-20"), "synthetic"), data)[1]
     assert "rocm.kernel_unlisted" in kernel
+    no_kernel = judged(read_paste(paste.replace("Linux box 6.8.0-45-generic #45 SMP\n", ""), "synthetic"), data)[1]
+    assert "rocm.os_unsupported" in no_kernel, "with no kernel shown, what point releases differ in is unchecked"
     other = judged(read_paste(paste.replace("24.04.4", "23.10"), "synthetic"), data)[1]
     assert "rocm.os_unsupported" in other and "rocm.os_point_release" not in other
+
+
+def test_a_point_release_is_no_way_around_amds_gpu_to_os_limits(data: Dataset) -> None:
+    """ROCm 6.0.0 lists the MI300X on Ubuntu 22.04.3 only: 22.04.1 stays a warning, never READY (review finding)."""
+    from gpuready.compat.judge import verdict
+    from gpuready.probe.paste import read_paste
+
+    paste = ("ROCm version: 6.0.0\nOS: Ubuntu 22.04.1 LTS\nLinux box 5.15.0-91-generic #101 SMP\n"
+             "GPU 0: AMD Instinct MI300X (gfx942)\ntorch 2.3.0+rocm6.0\nCUDA available: True\n")
+    findings = judge(read_paste(paste, "synthetic"), data, today=data.as_of)
+    assert "rocm.os_point_release" not in {f.code for f in findings}
+    assert verdict(findings).value != "READY"
 
 
 def test_a_gpu_name_cut_short_is_found_by_its_beginning(data: Dataset) -> None:

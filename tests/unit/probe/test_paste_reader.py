@@ -840,6 +840,40 @@ def test_error_lines_from_the_sixth_held_out_set_are_known() -> None:
         "missing_library"]
 
 
+def test_what_the_review_of_the_fifth_and_sixth_set_mending_found_is_not_read_as_fact() -> None:
+    """A test of availability, what was expected, a container tag, gcc's Ubuntu build, printenv's NAME=, a sentence
+    after Description:, 'MI300X + 7 others', a pre-release module, no-GPU phrasings that are no error: no fact."""
+    from gpuready.probe.paste.errors import errors_in
+
+    def available(line: str) -> object:
+        torch = read_paste("GPU: Radeon RX 7900 XTX\n" + line + "\n", "x").framework("torch")
+        return torch.accelerator_available.value if torch else None
+
+    assert available("I expected torch.cuda.is_available() == True but it is not.") is None
+    assert available("assert torch.cuda.is_available() == True") is None
+    assert available("if torch.cuda.is_available() == True:") is None
+    assert available("but torch.cuda.is_available() returns True") is True
+    tag = read_paste("I run rocm/pytorch:rocm6.2_ubuntu22.04_py3.10 on my Fedora 40 host with an RX 7900 XTX\n", "x")
+    assert tag.host.os_name.value == "Fedora 40"
+    gcc = read_paste("compiled by gcc (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0 for an RX 7900 XTX\n", "x")
+    assert gcc.host.os_name.value is None
+    env = read_paste("I run Ubuntu 24.04 with ROCm 6.1.2\n\n$ printenv\nNAME=DESKTOP-1234\nVERSION=2\n", "x")
+    assert env.host.os_name.value == "Ubuntu 24.04"
+    assert read_paste("Description: After upgrading the driver it crashes. Release: 2.3 now\nGPU: RX 7900 XTX\n",
+                      "x").host.os_name.value is None
+    assert [d.name.value for d in read_paste("GPU: MI300X + 7 others\n", "x").devices] == ["MI300X + 7 others"]
+    assert "torch.version" not in _every(["we load torch/2.1.0a0+git here"], is_prose=True)
+    for line in ("if it cannot find any GPUs it falls back to the CPU", "I can only see CPU load in htop"):
+        assert [e.code for e in errors_in([line], 1, "x")] == [], line
+
+
+def test_kernel_first_os_answers_take_linear_time() -> None:
+    """The review's backtracking input ('1.2.3' then '.a' 57 times): exponential in the first version of the
+    pattern, instant now (this test would not finish otherwise)."""
+    fingerprint = read_paste("### OS\n\n1.2.3" + ".a" * 57 + "\nGPU: Radeon RX 7900 XTX\n", "x")
+    assert fingerprint.host.kernel.value is None
+
+
 def _later_success_by_every_pair(errors: list, found: list) -> list:  # type: ignore[type-arg]
     """The loop ``_with_later_success`` replaced: each error against every success and change."""
     import dataclasses
@@ -904,7 +938,8 @@ def _prose_every_pattern(line: str) -> list:  # type: ignore[type-arg]
     from gpuready.probe.paste import clues as found_clues
 
     found: list = []  # type: ignore[type-arg]
-    found += [("host.os", m.group(0)) for m in found_clues._PROSE_OS.finditer(line)]
+    found += [("host.os", m.group(0)) for m in found_clues._PROSE_OS.finditer(line)
+              if not (m.group(1) or "").lower().endswith("ubuntu") or found_clues._UBUNTU_RELEASE.search(m.group(0))]
     found += [("stack.rocm", m.group(1)) for m in found_clues._PROSE_ROCM.finditer(line)]
     found += [("host.kernel", m.group(1)) for m in found_clues._PROSE_KERNEL.finditer(line)]
     found += [("host.python", m.group(1)) for m in found_clues._PROSE_PYTHON.finditer(line)]

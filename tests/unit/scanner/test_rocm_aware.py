@@ -381,6 +381,28 @@ def test_containers_given_gpus_by_nvidia_runtime_and_ci_jobs_in_cuda_images(kb: 
     assert report.verdict == "portable" and report.components == {"ci": "needs alternatives"}
 
 
+def test_review_findings_on_docs_names_pins_and_nvrtc(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """A list item or sentence in a README runs nothing; a vendored copy of a package is no reason to drop its
+    requirement; a README's old pin does not make the project's own use a warning; NVRTC beside a ROCm branch that
+    never names hipRTC or hipcc is still reported; a long hostile line is read in linear time."""
+    assert analyse_docs("- nvidia-smi shows the GPU memory\npip install is all you need, then pip install x\n") == []
+    assert [h.line for h in analyse_docs("    pip install flash-attn\n$ nvidia-smi\n")] == [1, 2]
+    assert analyse_docs("docker run a " * 60 + "nvidia-smix\n") == [], "no backtracking blow-up"
+    (tmp_path / "third_party" / "flash_attn").mkdir(parents=True)
+    (tmp_path / "third_party" / "flash_attn" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "requirements.txt").write_text("flash-attn==2.5.8\n", encoding="utf-8")
+    assert "scan.package.flash-attn" in {f.code for f in scan_tree(tmp_path, kb, jobs=1, cache=False).findings}
+    pins = tmp_path / "pins"
+    pins.mkdir()
+    (pins / "README.md").write_text("```bash\npip install bitsandbytes==0.40.0\n```\n", encoding="utf-8")
+    (pins / "train.py").write_text("import bitsandbytes as bnb\n", encoding="utf-8")
+    assert scan_tree(pins, kb, jobs=1, cache=False).verdict == "portable"
+    calls = "#include <nvrtc.h>\nvoid f() { nvrtcProgram p; nvrtcCreateProgram(&p, code, 0, 0, 0, 0); }\n"
+    warp_macro = "#ifdef USE_ROCM\n#define WARP 64\n#else\n#define WARP 32\n#endif\n"
+    assert "kernel.nvrtc" in {rule for rule, _ in _rule_lines(calls + warp_macro, kb)}
+    assert analyse_cmake("add_subdirectory( " * 20000 + "\n") == []
+
+
 def test_a_package_finding_lists_every_line_the_file_imports_it_on(kb: KnowledgeBase, tmp_path: Path) -> None:
     """nanotron's llama.py imports flash_attn at the top and again inside two functions: one finding, every line."""
     (tmp_path / "model.py").write_text("from flash_attn import bert_padding\n\n\ndef f():\n"

@@ -110,6 +110,10 @@ def operating_system(context: Context) -> Iterator[Finding]:
     line = _lts_line(os_id, version)
     siblings = [row for row in release.os if row.id == os_id and any(_lts_line(os_id, v) == line for v in row.versions)
                 ] if supported is None and line else []
+    restricted = any(row.only_on_gpus for row in release.os if row.id == os_id) or any(
+        os_id in allowed for restriction in release.gpu_restrictions for allowed in restriction.only_on_os)
+    if siblings and not (host.kernel.ok and siblings[0].kernels) or restricted:
+        siblings = []  # the kernel, what point releases differ in, cannot be checked; or AMD limits GPUs to releases
     if siblings:  # Ubuntu 24.04.4 where 24.04.3 is listed: the same LTS, a later (or earlier) point release
         supported = siblings[0]
         yield finding("rocm.os_point_release", Severity.INFO,

@@ -284,7 +284,7 @@ def looks_like_cpu(text: str) -> bool:
 
 _LTS = re.compile(r"\b\d{2}\.\d{2}(?:\.\d+)? LTS\b")
 """An Ubuntu release without the word Ubuntu: ``24.04.2 LTS (Noble Numbat)``."""
-_KERNEL_FIRST = re.compile(r"^(\d+\.\d+\.\d+(?:[.\-][\w.+~]+)*-[A-Za-z][\w.\-+~]*)\s+(\S.*)$")
+_KERNEL_FIRST = re.compile(r"^(\d+\.\d+\.\d+(?:[.\-][\w+~]+)*-[A-Za-z][\w.\-+~]*)\s+(\S.*)$")
 """A kernel release (with a flavour: ``-generic``, ``-microsoft-standard-WSL2``) before the distribution's name."""
 _TRIPLE = re.compile(r"^\W*(?:x86_64|aarch64|i686|arm64)[-_]")
 """A platform (``x86_64-linux``), not an OS release."""
@@ -336,7 +336,9 @@ def labelled(label: str, value: str) -> Iterator[Found]:
         elif (_DISTRO.search(value) or _LTS.search(value)) and len(value) <= 60 and not _TRIPLE.match(value):
             yield field, value
     elif field == "gpu.name":
-        for part in re.split(r"\s+\+\s+", value):  # "Radeon 8060S + R9700 Pro (eGPU)": two GPUs
+        parts = re.split(r"\s+\+\s+", value)  # "Radeon 8060S + R9700 Pro (eGPU)": two GPUs ("MI300X + 7 others": one)
+        for part in parts if all(re.search(r"[A-Za-z]\s?\d|\d[A-Za-z]", p) and not re.match(r"\d+\s+[a-z]", p)
+                                 for p in parts) else [value]:
             if not looks_like_cpu(part) or looks_like_gpu(part):
                 yield from _named_gpu(part, explicit=label.lower() not in ("device", "hardware", "card"))
     elif field == "gpu.arch":
@@ -538,8 +540,8 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^NAME=\"?([^\"]+?)\"?\s*$", _one("os.name"), "name="),
     (r"^VERSION=\"?([^\"]+?)\"?\s*$", _one("os.version"), "version="),
     # lsb_release -a pasted into a one-line form field: "... Description: Fedora Linux 43 (KDE ...) Release: 43 ..."
-    (r"\bDescription:\s+(\S.*?)\s+Release:\s", _one("host.os"), "release:"),
-    (r"^Description:\s+(.+?)\s*$", _one("host.os")),
+    (r"\bDescription:\s+(\S.*?)\s+Release:\s", lambda m: labelled("OS", m.group(1)), "release:"),
+    (r"^Description:\s+(.+?)\s*$", lambda m: labelled("OS", m.group(1))),  # lsb_release's, when it names an OS
     (r"^Linux (?:\S+ )?(\d+\.\d+\.\d+[\w.\-+~]*) #", _one("host.kernel"), "linux "),
     (r"^(\d+\.\d+\.\d+-\d+[\w.\-+~]*(?:generic|amd64|x86_64|azure|aws|gcp|lowlatency|WSL2|rt\d*)\S*)\s*$",
      _one("host.kernel"), _DIGIT_DASH),
@@ -623,8 +625,9 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     # a build named in a sentence: "torch 2.3.1+rocm5.7 shows hip 5.7 but torch.cuda.is_available() = False"
     (r"\b(?:torch|pytorch|PyTorch)\s+v?(\d+\.\d+\.\d+(?:\.?(?:dev|a|b|rc)\d+)?\+(?:rocm|cu|cpu)[\w.]*?)(?=[\s,;)`]|\.?$)",
      _one("torch.version"), ("torch ", "pytorch ")),
-    (r"\btorch\.cuda\.is_available\(\)\s*(?:=|==|->|returns|is|:)\s*(True|False)\b", _one("torch.available"),
-     "is_available()"),
+    (r"^(?!\s*(?:if|elif|assert|while|return)\b)(?!.*\b(?:expect\w*|should|want\w*|hope\w*)\b).*?"
+     r"\btorch\.cuda\.is_available\(\)\s*(?:(?<![=!<>])=(?!=)|->|returns|:)\s*(True|False)\b", _one("torch.available"),
+     "is_available()"),  # what it printed, not a test of it nor what was expected
     (r"\bTorch backend: (?:AMD ROCm HIP|nVidia CUDA|NVIDIA CUDA) (\d\S*)", _one("torch.backend")),
     (r"\bTorch detected GPU: (.+?)(?:\s+VRAM\b.*)?$", _one("gpu.name")),
     (r"\bPython (\d+\.\d+\.\d+) on (?:Linux|Windows|linux|win32|darwin)", _one("host.python"), "python "),
@@ -717,17 +720,20 @@ def _environment(line: str) -> Iterator[Found]:
             yield f"env.{name}", value
 
 
-_PROSE_OS = re.compile(r"(?<![A-Za-z0-9])(?:(Ubuntu|Debian|Fedora|Rocky Linux|CentOS|Linux Mint|openSUSE Leap|RHEL|"
-                       r"Pop!_OS|Windows|WSL2? Ubuntu)(?: Server)?(?:\s+v?|(?<=[a-z])(?=\d))\d+(?:\.\d+)*(?:\s+LTS)?|"
+_PROSE_OS = re.compile(r"(?<![A-Za-z0-9_:/.\-])(?:(Ubuntu|Debian|Fedora|Rocky Linux|CentOS|Linux Mint|openSUSE Leap|"
+                       r"RHEL|Pop!_OS|Windows|WSL2? Ubuntu)(?: Server)?(?:\s+v?|(?<=[a-z])(?=\d))\d+(?:\.\d+)*"
+                       r"(?:\s+LTS)?|"
                        r"Gentoo Linux|Arch Linux|NixOS)\b", re.IGNORECASE)
 """A distribution and its release in a sentence; the name may stand right after text in a script without spaces
 (``装centos8``) or have its release written on (``centos8``, ``rhel9``)."""
+_UBUNTU_RELEASE = re.compile(r"\d{2}(?:\.(?:04|10)(?:\.\d+)?)?(?:\s+LTS)?$")
+"""What follows an Ubuntu release's name: ``22.04``, ``24.04.2 LTS``, ``20`` (a year's number alone)."""
 _MAYBE_PROSE_OS = Caseless.of(re.compile(r"ubuntu|debian|fedora|rocky linux|centos|linux mint|opensuse leap|rhel|"
                                           r"pop!_os|windows|wsl|gentoo linux|arch linux|nixos", re.IGNORECASE))
 """The names ``_PROSE_OS`` reads, without what must stand around them."""
 _PROSE_ROCM = re.compile(r"(?<![/\w.\-+])ROCm(?:\s+version)?\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 """A ROCm release named in a sentence, not in a path or URL (``.../whl/rocm5.4.2`` is the torch build's)."""
-_MODULE = re.compile(r"(?<![\w/.\-])(rocm|pytorch|torch)/(\d+\.\d+(?:\.\d+)?)(?![\w/])", re.IGNORECASE)
+_MODULE = re.compile(r"(?<![\w/.\-])(rocm|pytorch|torch)/(\d+\.\d+(?:\.\d+)?)(?![\w/+]|\.\w)", re.IGNORECASE)
 """An environment module named with its version, as HPC clusters load them (``module load rocm/5.2.3``), not a
 path or a URL (``/opt/rocm/...``, ``.../whl/rocm6.0``)."""
 _PROSE_PYTHON = re.compile(r"\b(?:using|running|with|on)\s+Python\s+(3\.\d+\.\d+)\b", re.IGNORECASE)
@@ -763,6 +769,9 @@ def prose(line: str) -> Iterator[Found]:
         line = line[:LINE_CUT]
     if _MAYBE_PROSE_OS.found(line):
         for match in _PROSE_OS.finditer(line):
+            if match.group(1) and match.group(1).lower().endswith("ubuntu") and not _UBUNTU_RELEASE.search(
+                    match.group(0)):
+                continue  # "(Ubuntu 13.3.0-6ubuntu2~24.04)": gcc's version, not an Ubuntu release
             yield "host.os", match.group(0)
     lowered = line.lower()  # each pattern below is tried only where the word it needs stands
     for match in _PROSE_ROCM.finditer(line) if "rocm" in lowered else ():

@@ -305,13 +305,24 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
                        environment=environment, origin=origin, conflicts=tuple(conflicts))
 
 
+_DISTRO_NAME = re.compile(r"\b(?:Ubuntu|Debian|Fedora|Red Hat|RHEL|Rocky|AlmaLinux|CentOS|openSUSE|SLES|SUSE|Arch|"
+                          r"Manjaro|Mint|Pop!_OS|Gentoo|NixOS|Oracle|Azure Linux|Kali|EndeavourOS|CachyOS|Nobara|"
+                          r"Amazon Linux|Alpine|Void|Linux)\b", re.IGNORECASE)
+"""A distribution's name, as os-release's NAME= holds it."""
+
+
 def _os_release_names(found: dict[str, list[Clue]]) -> list[Clue]:
     """os-release's ``NAME="Fedora Linux"`` with the ``VERSION="43 (Workstation Edition)"`` that follows it (within
     three lines) as one name, where the paste shows no ``PRETTY_NAME``."""
+    versions = sorted(found.get("os.version", []), key=lambda clue: clue.line)
+    lines = [clue.line for clue in versions]
     names = []
     for name in found["os.name"]:
-        version = next((v for v in found.get("os.version", []) if 0 < v.line - name.line <= 3), None)
-        names.append(Clue("host.os", f"{name.value} {version.value}" if version else name.value, name.line, TOOL))
+        at = bisect_right(lines, name.line)  # the first VERSION= after the NAME= line
+        version = versions[at] if at < len(versions) and lines[at] - name.line <= 3 else None
+        value = f"{name.value} {version.value}" if version else name.value
+        if _DISTRO_NAME.search(value):  # os-release's, not `printenv`'s NAME=DESKTOP-1234
+            names.append(Clue("host.os", value, name.line, TOOL))
     return names
 
 
