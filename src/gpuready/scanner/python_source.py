@@ -297,6 +297,9 @@ class _Visitor(ast.NodeVisitor):
             if node.module.startswith("torch.cuda.nvtx") or node.module == "torch.cuda" and any(
                     a.name == "nvtx" for a in node.names):
                 self.hit("python.nvtx", node, f"from {node.module} import ...")
+            if node.module == "triton.ops.matmul_perf_model" or node.module == "triton.testing" and any(
+                    a.name == "nvsmi" for a in node.names):  # Triton's matmul model reads clocks from nvidia-smi
+                self.hit("python.nvidia_smi_call", node, f"from {node.module} import {names}"[:80])
         self.generic_visit(node)
 
     # API use

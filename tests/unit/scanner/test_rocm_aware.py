@@ -312,6 +312,14 @@ def test_an_extension_built_only_under_cuda_version_is_the_cuda_path() -> None:
     assert [h.detail for h in hits if h.rule == "cuda_only_extension"] == ["awq_ext|a/gemm.cu"]
 
 
+def test_tritons_matmul_performance_model_runs_nvidia_smi() -> None:
+    """kernl's linear layer prunes autotune configs with triton.ops.matmul_perf_model, whose clock query runs
+    nvidia-smi (ROCm/triton#515); triton.testing's other helpers do not."""
+    hits = analyse_python("from triton.ops.matmul_perf_model import early_config_prune, estimate_matmul_time\n"
+                          "from triton.testing import do_bench\n")
+    assert [(h.rule, h.line) for h in hits if h.rule == "python.nvidia_smi_call"] == [("python.nvidia_smi_call", 1)]
+
+
 def test_inline_ptx_written_from_python() -> None:
     """quack's CuTe DSL helpers (cute.arch.inline_ptx) and NVFP4 conversions (the MLIR llvm dialect's inline_asm)."""
     hits = analyse_python("import cutlass.cute as cute\nfrom cutlass._mlir.dialects import llvm\n\n\ndef f(a):\n"
