@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from gpuready.scanner.dependencies import requirement_hits
 from gpuready.scanner.hits import Hit
 
 _ROCM = re.compile(r"\b(hipcc|HIP|hip|ROCM|ROCm|rocm|USE_ROCM|amdgpu|gfx\d{3,4}|offload-arch)\b")
@@ -181,8 +182,11 @@ def analyse_docs(text: str) -> list[Hit]:
         command = _INSTALL.match(line)
         if command is None:
             continue
-        if _CUDA_WHEELS.search(line) and "rocm" not in line.lower():
+        wheels = bool(_CUDA_WHEELS.search(line)) and "rocm" not in line.lower()
+        if wheels:
             hits.append(Hit("ci.cuda_wheels", number, line.strip()[:160]))
-        hits.extend(Hit("requirement", number, package) for package in installed_by(command.group(1)))
+        for package in installed_by(command.group(1)):  # a +cu121 pin the line's CUDA wheels already report: once
+            hits.extend(h for h in requirement_hits(package, number)
+                        if not (wheels and h.rule == "requirement.cuda_local_version"))
     return hits
 

@@ -29,7 +29,9 @@ _NAMED_OTHERWISE_ON_ROCM = frozenset({"triton"})
 one required, so it installs the upstream build over it."""
 
 
-def _requirement(text: str, line: int, optional: bool = False) -> list[Hit]:
+def requirement_hits(text: str, line: int, optional: bool = False) -> list[Hit]:
+    """One requirement's hits: the requirement, and what its form says (a CUDA build, a distribution ROCm names
+    otherwise)."""
     hits = []
     match = _NAME.match(text)
     if match:
@@ -58,7 +60,7 @@ def analyse_requirements(text: str) -> list[Hit]:
             continue
         if line.startswith("-") or "://" in line.split(";")[0] and "@" not in line:
             continue
-        hits += _requirement(line, number)
+        hits += requirement_hits(line, number)
     return hits
 
 
@@ -102,7 +104,7 @@ def analyse_pyproject(text: str) -> list[Hit]:
     lines = _Lines(text)
     for requirement, optional in requirements:
         if isinstance(requirement, str):
-            hits += _requirement(requirement, lines.of(requirement), optional)
+            hits += requirement_hits(requirement, lines.of(requirement), optional)
     for index in ((data.get("tool") or {}).get("uv") or {}).get("index") or []:
         url = index.get("url", "") if isinstance(index, dict) else ""
         if url and _CUDA_INDEX.search(url) and "rocm" not in url:
@@ -135,7 +137,7 @@ def analyse_setup_py(text: str) -> list[Hit]:
             for keyword in node.keywords:
                 if keyword.arg in ("install_requires", "extras_require", "setup_requires"):
                     for requirement in _literal_strings(keyword.value):
-                        hits += _requirement(requirement, _line_of(text, requirement) or getattr(
+                        hits += requirement_hits(requirement, _line_of(text, requirement) or getattr(
                             keyword.value, "lineno", node.lineno), keyword.arg == "extras_require")
     hits += cmake_mentioned(text)
     if (built := re.search(r"\b(?:BuildExtension|CUDAExtension|CppExtension)\b", text)) is not None:
@@ -161,7 +163,7 @@ def analyse_setup_cfg(text: str) -> list[Hit]:
         if parser.has_option(section, key):
             for requirement in parser.get(section, key).splitlines():
                 if requirement.strip():
-                    hits += _requirement(requirement.strip(), _line_of(text, requirement.strip()),
+                    hits += requirement_hits(requirement.strip(), _line_of(text, requirement.strip()),
                                          section != "options")
     return hits + cmake_mentioned(text)
 
@@ -174,7 +176,7 @@ def analyse_cog(text: str) -> list[Hit]:
     hits: list[Hit] = []
     for requirement in packages or []:
         if isinstance(requirement, str):
-            hits += _requirement(requirement, _line_of(text, requirement))
+            hits += requirement_hits(requirement, _line_of(text, requirement))
     return hits
 
 
@@ -195,5 +197,5 @@ def analyse_environment_yml(text: str) -> list[Hit]:
                 hits += _index(entry, _line_of(text, entry))
             else:
                 name = re.split(r"[=<>! ]", entry.strip(), maxsplit=1)[0]
-                hits += _requirement(entry.replace(name, name.split("::")[-1], 1), _line_of(text, entry))
+                hits += requirement_hits(entry.replace(name, name.split("::")[-1], 1), _line_of(text, entry))
     return hits

@@ -62,7 +62,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "17"
+SCANNER_VERSION = "18"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -108,7 +108,7 @@ def classify(path: Path) -> str | None:
         return "cmake"
     if name in ("makefile", "gnumakefile") or suffix == ".mk":
         return "makefile"
-    if name.startswith("dockerfile") or suffix in (".dockerfile", ".def"):
+    if "dockerfile" in name or suffix in (".dockerfile", ".def"):  # also "mmfreelm_DockerFile", "backend.Dockerfile"
         return "dockerfile"
     if name == ".gitmodules":
         return "gitmodules"
