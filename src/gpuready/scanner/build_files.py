@@ -117,9 +117,15 @@ variable that runtime reads, Docker's Python SDK asking for the nvidia driver.""
 
 
 def analyse_compose(text: str) -> list[Hit]:
-    """docker-compose files: GPUs reserved through NVIDIA's container runtime (AMD passes /dev/kfd and /dev/dri)."""
-    return [Hit("build.nvidia_container_runtime", n, line.strip()[:160]) for n, line in _lines(text)
-            if "nvidia" in line.lower() and _NVIDIA_RUNTIME.search(line)]
+    """docker-compose files: GPUs reserved through NVIDIA's container runtime (AMD passes /dev/kfd and /dev/dri), and
+    services on NVIDIA CUDA images."""
+    hits = []
+    for number, line in _lines(text):
+        if "nvidia" in line.lower() and _NVIDIA_RUNTIME.search(line):
+            hits.append(Hit("build.nvidia_container_runtime", number, line.strip()[:160]))
+        elif "image" in line and _NGC.search(line):
+            hits.append(Hit("build.dockerfile_cuda_base", number, line.strip()[:160]))
+    return hits
 
 
 def analyse_gitmodules(text: str) -> list[Hit]:
@@ -136,7 +142,10 @@ _INSTALL = re.compile(r"^\s*(?:[$>]\s+)?(?:sudo\s+)?(?:!\s*)?(?:python3?\s+-m\s+
                       r"install\s+(.+)$")
 """An install command as a README writes it (a prompt, ``sudo`` or a notebook's ``!`` before it)."""
 _WITH_ARGUMENT = frozenset({"-r", "-c", "-e", "-i", "--index-url", "--extra-index-url", "-f", "--find-links",
-                            "--target", "--prefix", "--requirement", "--constraint", "--editable", "-t", "--channel"})
+                            "--target", "--prefix", "--requirement", "--constraint", "--editable", "-t", "--channel",
+                            "--no-binary", "--only-binary", "--config-settings", "-C", "--platform", "--python-version",
+                            "--implementation", "--abi", "--root", "--src", "--upgrade-strategy", "--trusted-host",
+                            "--cache-dir", "--log", "--progress-bar", "--python", "-p", "-n", "--name"})
 """pip and conda options whose next word is their value, not a package."""
 
 

@@ -343,6 +343,7 @@ def test_install_commands_in_the_docs_are_read(kb: KnowledgeBase, tmp_path: Path
     README that installs the project itself names no dependency."""
     assert installed_by('-U "flash-attn>=2.5.0" --no-build-isolation -r requirements.txt -e . && echo ok') == [
         "flash-attn>=2.5.0"]
+    assert installed_by("--no-binary :all: --config-settings editable_mode=compat xformers") == ["xformers"]
     readme = ("# x\n\n```bash\n$ pip install flash-attn --no-build-isolation\n"
               "pip install torch-scatter -f https://data.pyg.org/whl/torch-2.8.0+${CUDA}.html\n"
               "pip install myproj\n```\nWe install flash-attn for speed.\n")
@@ -375,6 +376,8 @@ def test_containers_given_gpus_by_nvidia_runtime_and_ci_jobs_in_cuda_images(kb: 
                "            - driver: nvidia\n              capabilities: [gpu]\n    environment:\n"
                "      - NVIDIA_VISIBLE_DEVICES=all\n")
     assert [h.line for h in analyse_compose(compose)] == [7, 10]
+    service = "services:\n  a:\n    image: nvidia/cuda:12.4.0-runtime-ubuntu22.04\n"
+    assert [h.rule for h in analyse_compose(service)] == ["build.dockerfile_cuda_base"]
     python = analyse_python("import docker\nr = docker.types.DeviceRequest(driver='nvidia', capabilities=[['gpu']])\n")
     assert ("build.nvidia_container_runtime", 2) in [(h.rule, h.line) for h in python]
     job = "jobs:\n  t:\n    container:\n      image: runpod/pytorch:2.1.1-py3.10-cuda12.1.1-devel-ubuntu22.04\n"
