@@ -218,9 +218,8 @@ def _devices(found: dict[str, list[Clue]], labels: dict[int, str],
         return tuple(_device(i, None, arch, labels) for i, arch in enumerate(archs))
     best = named[0]
     together = _unique([c for c in named if c.line == best.line and c.rank == best.rank])
-    if len({_key(c.value) for c in together}) > 1:  # "GPU: Radeon 8060S + R9700 Pro": one GPU each
-        arch = (tool_archs or archs)[0] if len(tool_archs or archs) == 1 and len(together) == 1 else None
-        return tuple(_device(i, clue, arch, labels) for i, clue in enumerate(together))
+    if len({_key(c.value) for c in together}) > 1:  # "GPU: Radeon 8060S + R9700 Pro": one GPU each, and no target
+        return tuple(_device(i, clue, None, labels) for i, clue in enumerate(together))  # known to be either one's
     others = sorted({c.value for c in named if _key(c.value) != _key(best.value) and c.rank <= best.rank + 1})
     if others:
         conflicts.append(Conflict("gpu", (best.value, *others), tuple(labels.get(c.line, f"line {c.line}")
