@@ -18,6 +18,8 @@ INSTALL = "install"
 shown beside the project's, as CI's is)."""
 DECIDING = frozenset({CORE, BUILD})
 """Components whose findings decide the project verdict."""
+AROUND = frozenset({TESTS, BENCHMARKS, EXAMPLES, DOCS, CI})
+"""Components around the project, not what its users install: their pins are not the install's."""
 
 _PARTS = (
     (TESTS, {"tests", "test", "testing", "unittests", "unit_tests", "integration_tests", "test_utils"}),

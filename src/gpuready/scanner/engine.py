@@ -34,14 +34,11 @@ from gpuready.scanner.build_files import (
 )
 from gpuready.scanner.cfamily import LANE_RULES, analyse_cfamily, uses_cuda
 from gpuready.scanner.components import (
-    BENCHMARKS,
+    AROUND,
     CI,
     DECIDING,
-    DOCS,
-    EXAMPLES,
     INSTALL,
     OPTIONAL,
-    TESTS,
     component_of,
     core_subprojects,
     optional_modules,
@@ -62,7 +59,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "19"
+SCANNER_VERSION = "20"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -98,6 +95,12 @@ class ScanReport:
     """Verdict per part that does not decide the project verdict: tests, examples, ci, ``feature <package>`` ..."""
 
 
+_NOT_CONTAINER_RECIPES = frozenset({".md", ".rst", ".txt", ".py", ".sh", ".bash", ".yml", ".yaml", ".json", ".toml",
+                                    ".cfg", ".ipynb", ".html"})
+"""Suffixes of files that name a Dockerfile without being one (``Dockerfile.md`` documents one,
+``dockerfile_gen.py`` writes one): each is read as what its suffix says."""
+
+
 def classify(path: Path) -> str | None:
     """Which analyser reads this file, if any."""
     name, suffix = path.name.lower(), path.suffix.lower()
@@ -108,8 +111,8 @@ def classify(path: Path) -> str | None:
         return "cmake"
     if name in ("makefile", "gnumakefile") or suffix == ".mk":
         return "makefile"
-    if "dockerfile" in name or suffix in (".dockerfile", ".def"):  # also "mmfreelm_DockerFile", "backend.Dockerfile"
-        return "dockerfile"
+    if suffix in (".dockerfile", ".def") or "dockerfile" in name and suffix not in _NOT_CONTAINER_RECIPES:
+        return "dockerfile"  # also "mmfreelm_DockerFile", "backend.Dockerfile", "Dockerfile.rocm"
     if name == ".gitmodules":
         return "gitmodules"
     if suffix in (".yml", ".yaml") and re.match(r"(?:docker-)?compose\b", name):
@@ -450,7 +453,7 @@ _LINKED = {"scan.python.bitsandbytes_config": "bitsandbytes"}
 def with_stale_pins(findings: list[Finding]) -> list[Finding]:
     """Where the project pins a package below its first ROCm release, every use of that package is a warning."""
     stale = {f.code.removeprefix("scan.package.") for f in findings if f.evidence.get("pinned_below_rocm") and (
-        f.evidence.get("component", "core") not in (DOCS, CI, EXAMPLES, TESTS, BENCHMARKS))}  # the install's pins
+        f.evidence.get("component", "core") not in AROUND)}  # the install's pins
     if not stale:
         return findings
     updated = []
@@ -579,10 +582,15 @@ def _listed(lines: Sequence[int]) -> str:
     return ", ".join(map(str, lines[:20])) + (f" (+{len(lines) - 20} more)" if len(lines) > 20 else "")
 
 
-_NOT_DECIDING = ("scan.build.dockerfile_cuda_base", "scan.build.nvidia_container_runtime", "scan.ci.", "scan.credit.",
-                 "scan.install.")
-"""Containers and CI are deployment, and an install step to watch leaves the code portable: they do not decide
-whether the project runs on ROCm."""
+_OUTSIDE_THE_CODE = {"scan.build.dockerfile_cuda_base": CI, "scan.build.nvidia_container_runtime": CI,
+                     "scan.ci.": CI, "scan.install.": INSTALL}
+"""Findings that do not decide whether the project runs on ROCm, by code prefix, and the part they are judged in
+instead: containers and CI are deployment, and an install step to watch leaves the code portable."""
+
+
+def _outside_the_code(code: str) -> str | None:
+    """The part a finding with this code is judged in when it does not decide the project verdict (None: it may)."""
+    return next((part for prefix, part in _OUTSIDE_THE_CODE.items() if code.startswith(prefix)), None)
 
 
 def _worst(findings: Sequence[Finding]) -> str:
@@ -596,7 +604,8 @@ def _worst(findings: Sequence[Finding]) -> str:
 
 def deciding(finding: Finding) -> bool:
     """Whether a finding decides the project verdict: in the core code or the build, not a container or CI."""
-    return finding.evidence.get("component", "core") in DECIDING and not finding.code.startswith(_NOT_DECIDING)
+    return (finding.evidence.get("component", "core") in DECIDING and not finding.code.startswith("scan.credit.")
+            and _outside_the_code(finding.code) is None)
 
 
 def verdict(findings: Sequence[Finding]) -> str:
@@ -613,8 +622,7 @@ def component_verdicts(findings: Sequence[Finding]) -> dict[str, str]:
                 found.code == "scan.file_skipped"):
             continue
         part = found.evidence.get("component", "core")
-        part = CI if found.code.startswith(("scan.ci.", "scan.build.dockerfile", "scan.build.nvidia_container")) and (
-            part in DECIDING) else (
-            INSTALL if found.code.startswith("scan.install.") and part in DECIDING else part)
+        if part in DECIDING:
+            part = _outside_the_code(found.code) or part
         parts.setdefault(part, []).append(found)
     return {part: _worst(found) for part, found in sorted(parts.items())}

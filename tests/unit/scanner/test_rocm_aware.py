@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gpuready.model.results import Finding, Severity
 from gpuready.scanner.build_files import (
     analyse_ci,
     analyse_cmake,
@@ -21,7 +22,7 @@ from gpuready.scanner.build_files import (
 )
 from gpuready.scanner.cfamily import analyse_cfamily, branches, without_comments
 from gpuready.scanner.components import component_of, optional_modules, requirements_component, subprojects
-from gpuready.scanner.engine import classify, scan_tree
+from gpuready.scanner.engine import classify, component_verdicts, deciding, scan_tree, verdict
 from gpuready.scanner.kb import KnowledgeBase, load_kb
 from gpuready.scanner.kernels import compile_rules
 from gpuready.scanner.python_source import analyse_python
@@ -551,3 +552,30 @@ def test_a_separate_kernel_build_and_a_cmake_build_pip_never_runs_are_parts_of_t
     (tmp_path / "pyproject.toml").write_text('[build-system]\nbuild-backend = "scikit_build_core.build"\n',
                                             encoding="utf-8")
     assert scan_tree(tmp_path, kb, jobs=1, cache=False).verdict == "blocked"  # a scikit-build backend: CMake builds
+
+
+def test_a_file_that_names_a_dockerfile_is_read_as_its_suffix_says() -> None:
+    """`Dockerfile.md` documents a container and `dockerfile_gen.py` writes one: docs and Python, not recipes;
+    `Dockerfile.rocm` and `Dockerfile` stay recipes."""
+    assert classify(Path("docker/Dockerfile.md")) == "docs"
+    assert classify(Path("tools/dockerfile_gen.py")) == "python"
+    assert classify(Path("Dockerfile.rocm")) == classify(Path("Dockerfile")) == "dockerfile"
+
+
+@pytest.mark.parametrize(("code", "component", "part"), [
+    ("scan.build.dockerfile_cuda_base", "build", "ci"),
+    ("scan.build.nvidia_container_runtime", "core", "ci"),
+    ("scan.ci.cuda_wheels", "core", "ci"),
+    ("scan.install.named_otherwise_on_rocm", "build", "install"),
+    ("scan.ci.cuda_wheels", "tests", "tests"),
+    ("scan.kernel.inline_ptx", "examples", "examples"),
+])
+def test_findings_outside_the_code_are_judged_in_their_own_part(code: str, component: str, part: str) -> None:
+    """Containers, CI and install steps never decide the project verdict, and are judged as ci / install wherever
+    their file lies, except in a part that is itself outside the project (tests keep theirs)."""
+    found = Finding(code=code, severity=Severity.WARN, message="m", evidence={"component": component})
+    assert not deciding(found)
+    assert verdict([found]) == "portable"
+    assert component_verdicts([found]) == {part: "needs alternatives"}
+    core = Finding(code="scan.kernel.inline_ptx", severity=Severity.BLOCKER, message="m")
+    assert deciding(core) and verdict([found, core]) == "blocked"
