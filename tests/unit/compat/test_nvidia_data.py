@@ -42,6 +42,20 @@ def test_wsl_is_held_to_the_windows_driver_floor(data: Dataset) -> None:
     assert finding.evidence["platform"] == "windows (WSL)"
 
 
+def test_a_driver_between_the_floor_and_the_toolkit_driver_runs_under_minor_version_compatibility(
+        data: Dataset) -> None:
+    """vLLM#4187's V100: torch 2.1.2+cu118 on driver 495.29.05, above CUDA 11.x's floor (450.80.02) and below CUDA
+    11.8's own driver (520.61.05): a warning, with NVIDIA's compatibility page as source; 520.61.05 itself is clean."""
+    found = judged(_cuda118_machine("495.29.05", "5.4.0-150-generic"), data)[1]
+    assert "cuda.driver_too_old" not in found
+    warning = found["cuda.minor_version_compatibility"]
+    assert warning.severity.value == "warn" and "520.61.05" in warning.message
+    assert warning.source_url.startswith("https://docs.nvidia.com/deploy/cuda-compatibility/")
+    assert "cuda.minor_version_compatibility" not in judged(_cuda118_machine("520.61.05", "5.4.0-150-generic"), data)[1]
+    wsl = judged(_cuda118_machine("515.65", "5.15.167.4-microsoft-standard-WSL2"), data)[1]
+    assert "520.06" in wsl["cuda.minor_version_compatibility"].message, "WSL is held to the Windows driver"
+
+
 def test_every_toolkit_has_both_platform_floors(data: Dataset) -> None:
     for toolkit in data.cuda.toolkits:
         assert toolkit.min_driver_linux and toolkit.min_driver_windows, toolkit.version

@@ -973,3 +973,79 @@ def test_an_error_past_the_searched_part_of_a_long_line_is_found() -> None:
     assert [e.code for e in errors_in(["ok", line], 1, "x")] == ["hip_no_binary_for_gpu"]
     assert [e.code for e in read_paste(f"rocminfo\n{line}\n", "synthetic").errors] == ["hip_no_binary_for_gpu"]
     assert list(errors_in(["x" * 4100 + line], 1, "x")) == []
+
+
+def test_what_the_seventh_held_out_set_showed_is_read() -> None:
+    """The general misses of pastes-holdout7, each in a line of the shape the real pastes show (ROCm#3910, ollama#12071,
+    ollama#4239, ollama#15918, ROCm#3485, DeepSpeed#2055, ROCm#4382, TensorFlow#38090 and #62412, Wan2GP#898)."""
+    data = load_dataset()
+    # a rocminfo fragment run onto one line, and a gfx target written before the name
+    assert clean_gpu_name("AMD Radeon Graphics       Name:                    amdgcn-amd-amdhsa--gfx1102") == (
+        "AMD Radeon Graphics")
+    assert clean_gpu_name("gfx1103 \u2014 AMD Radeon 780M (reported as gfx1103 in Ollama logs)") == "AMD Radeon 780M"
+    assert clean_gpu_name("Radeon RX 7900 XTX") == "Radeon RX 7900 XTX"
+    # an issue form's heading answered with the label again
+    form = read_paste("### CPU\n\nCPU: AMD Ryzen 7 7840HS w/ Radeon 780M Graphics\n\n### GPU\n\nRX 7700S\n", "x")
+    assert form.host.cpu_model.value == "AMD Ryzen 7 7840HS w/ Radeon 780M Graphics"
+    # a gfx name given as the override: read, and judged with the dotted spelling as the fix
+    override = read_paste('time=... msg="skipping rocm gfx compatibility check" HSA_OVERRIDE_GFX_VERSION=gfx1102\n'
+                          "GPU: AMD Radeon RX 7700S (gfx1102)\n", "x")
+    assert override.environment == {"HSA_OVERRIDE_GFX_VERSION": "gfx1102"}
+    invalid = next(f for f in judge(override, data) if f.code == "env.hsa_override_invalid")
+    assert "HSA_OVERRIDE_GFX_VERSION=11.0.2" in invalid.remedy
+    # ollama 0.1's per-GPU line and NVML's own version
+    assert _every(['time=... level=INFO source=amd_windows.go:88 msg="hip device" id=0 name="Radeon RX Vega" '
+                   "gfx=gfx900:xnack-"])["gpu.name"] == ["Radeon RX Vega"]
+    assert _every(["NVIDIA driver updated today (NVML library version: 580.159)"])["stack.nvidia_driver"] == [
+        "580.159"]
+    # quoted prints, a release named with 'is', a pinned build written with ==
+    assert _every(["Hi, I met the problem of 'torch.cuda.is_available()' returns 'False'."])["torch.available"] == [
+        "False"]
+    assert _every(["My ROCm version is 6.1, and I installed pytorch"], is_prose=True)["stack.rocm"] == ["6.1"]
+    assert _every(["My environment is `pytorch==1.7.1+cu110` and `deepspeed==0.6.5`"])["torch.version"] == [
+        "1.7.1+cu110"]
+    # two GPUs listed after one label, but not a GPU and its memory
+    assert sorted(d.name.value for d in read_paste("GPU: 7900xtx, 7800xt\n", "x").devices) == ["7800xt", "7900xtx"]
+    assert [d.name.value for d in read_paste("GPU: NVIDIA GeForce RTX 3090, 24GB\n", "x").devices] == [
+        "NVIDIA GeForce RTX 3090, 24GB"]
+
+
+def test_a_framework_that_lists_no_gpu_and_a_cpu_fallback_said_in_a_sentence_are_errors() -> None:
+    def codes(text: str) -> list[str]:
+        return sorted({e.code for e in read_paste(text, "x").errors})
+
+    assert codes("print(tf.config.list_physical_devices('GPU'))  # []\n") == ["no_gpu_found"]
+    assert codes("`[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]`\n") == ["no_gpu_found"]
+    assert codes("Num GPUs Available:  0\n") == ["no_gpu_found"]
+    assert "no_gpu_found" not in codes("[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU'), "
+                                       "PhysicalDevice(name='/physical_device:GPU:0', device_type='GPU')]\nGPU: RTX\n")
+    assert codes("Ollama v0.11.6 on Windows reports it for gfx1103 and falls back to CPU.\n") == ["cpu_fallback"]
+    assert codes("after updating drivers ollama silently fell back to CPU-only inference\n") == ["cpu_fallback"]
+    with pytest.raises(InputError):
+        read_paste("if it cannot find any GPUs it falls back to the CPU\n", "x")
+
+
+def test_an_nvidia_smi_cut_at_its_header_leaves_the_gpu_unknown_not_absent() -> None:
+    """DeepSpeed#2055 pasted nvidia-smi's version line alone: no GPU row was shown, so no 'shows no GPU' blocker."""
+    data = load_dataset()
+    header = ("`nvidia-smi` shows:\n```\nNVIDIA-SMI 470.129.06   Driver Version: 470.129.06   CUDA Version: 11.4\n```\n"
+              "My environment is `pytorch==1.7.1+cu110`\n")
+    found = {f.code: f for f in judge(read_paste(header, "x"), data)}
+    assert "gpu.none" not in found and "stops at its header" in found["unknown.devices"].message
+
+
+def test_labelled_prints_of_a_conda_windows_prompt_are_read_in_order() -> None:
+    """Wan2GP#898: `(wan2gp) D:\\Wan2GP>python -c "...print('CUDA OK', torch.cuda.is_available())..."` with a
+    UserWarning between the printed lines."""
+    command = ("python -c \"import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda); "
+               "print('CUDA OK', torch.cuda.is_available()); print('GPU', torch.cuda.get_device_name(0))\"")
+    output = ("torch 2.7.0.dev20250310+cu124 cuda 12.4", "CUDA OK True", "C:\\env\\torch\\cuda\\__init__.py:287: "
+              "UserWarning:", "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible",
+              "GPU NVIDIA GeForce RTX 5090")
+    assert [(c.field, c.value, c.line) for c in printed(command, output, 2)] == [
+        ("torch.version", "2.7.0.dev20250310+cu124", 2), ("torch.cuda", "12.4", 2), ("torch.available", "True", 3),
+        ("gpu.name", "NVIDIA GeForce RTX 5090", 6)]
+    paste = "(wan2gp) D:\\Wan2GP>" + command + "\n" + "\n".join(output) + "\n"
+    fingerprint = read_paste(paste, "x")
+    assert fingerprint.frameworks[0].accelerator_available.value is True
+    assert segment(paste)[0].command.startswith("python -c")

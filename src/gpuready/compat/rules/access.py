@@ -72,6 +72,9 @@ def container_devices(context: Context) -> Iterator[Finding]:
 LISTING_KINDS = frozenset({"rocminfo", "amd-smi-list", "amd-smi-static", "amd-smi-text", "rocm-smi", "rocm-smi-text",
                            "nvidia-smi-table", "nvidia-smi-csv", "nvidia-smi-q", "collect-env"})
 """Sections of a paste that list every GPU the machine sees: when one of them shows none, there is none."""
+_TABLE_HEAD = 6
+"""Lines of nvidia-smi's table before its first GPU row (banner, version line, rules, two heading rows): a section
+shorter than that is cut before the GPUs."""
 
 
 def no_gpu(context: Context) -> Iterator[Finding]:
@@ -103,7 +106,15 @@ def no_gpu(context: Context) -> Iterator[Finding]:
                       remedy="ask for `rocminfo` (AMD) or `nvidia-smi` (NVIDIA) output from the same machine and "
                              "environment as the framework's, or `gpuready doctor` on the machine")
         return
-    if fp.sections and not any(n.kind in LISTING_KINDS for n in fp.sections):
+    listings = [n for n in fp.sections if n.kind in LISTING_KINDS]
+    if listings and all(n.kind == "nvidia-smi-table" and n.last_line - n.first_line < _TABLE_HEAD for n in listings):
+        yield finding("unknown.devices", Severity.WARN, "The paste's nvidia-smi output stops at its header, before the "
+                      "table's GPU rows: whether the GPU is seen is unknown.",
+                      evidence={"source": fp.origin,
+                                "lines": ", ".join(f"{n.first_line}-{n.last_line}" for n in listings)},
+                      remedy="ask for the whole `nvidia-smi` output")
+        return
+    if fp.sections and not listings:
         yield finding("unknown.devices", Severity.WARN, "The paste does not list the GPUs (no rocminfo, amd-smi, "
                       "rocm-smi, nvidia-smi or collect_env output): whether the GPU is seen is unknown.",
                       evidence={"source": fp.origin, "sections": [n.kind for n in fp.sections][:12]},

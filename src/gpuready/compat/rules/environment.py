@@ -14,6 +14,13 @@ OVERRIDE_URL = "https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.htm
 VISIBLE = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
 
 
+def _dotted_remedy(value: str) -> str:
+    """What to do with an override that is not major.minor.stepping: a gfx name (``gfx1102``) written dotted."""
+    if re.fullmatch(r"gfx\d{1,2}[0-9a-f]{2}", value.strip().lower()):
+        return f"write the target dotted, HSA_OVERRIDE_GFX_VERSION={override_value(value.strip().lower())}, or unset it"
+    return "unset HSA_OVERRIDE_GFX_VERSION"
+
+
 def hsa_override(context: Context) -> Iterator[Finding]:
     """HSA_OVERRIDE_GFX_VERSION: harmful when the native target is in the wheel; otherwise unsupported territory."""
     value = context.fingerprint.environment.get("HSA_OVERRIDE_GFX_VERSION")
@@ -23,7 +30,7 @@ def hsa_override(context: Context) -> Iterator[Finding]:
     if target is None:
         yield finding("env.hsa_override_invalid", Severity.BLOCKER,
                       f"HSA_OVERRIDE_GFX_VERSION={value!r} is not major.minor.stepping (e.g. 10.3.0).",
-                      evidence={"HSA_OVERRIDE_GFX_VERSION": value}, remedy="unset HSA_OVERRIDE_GFX_VERSION")
+                      evidence={"HSA_OVERRIDE_GFX_VERSION": value}, remedy=_dotted_remedy(value))
         return
     arch_list = context.torch_arch_list.value or ()
     for accelerator in context.accelerators:

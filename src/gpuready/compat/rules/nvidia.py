@@ -10,6 +10,7 @@ from gpuready.compat.rules.context import Context, finding
 from gpuready.model import BuildVariant, Finding, Severity, Vendor
 
 OPEN_MODULES_URL = "https://github.com/NVIDIA/open-gpu-kernel-modules"
+MINOR_VERSION_URL = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
 
 
 def driver_too_old(context: Context) -> Iterator[Finding]:
@@ -41,6 +42,18 @@ def driver_too_old(context: Context) -> Iterator[Finding]:
                       source_url=toolkit.source,
                       remedy=f"upgrade the {'Windows ' if wsl else ''}driver to {minimum} or newer, or install a "
                              "torch built for an older CUDA that this driver supports")
+        return
+    toolkit_driver = toolkit.driver_windows if wsl else toolkit.driver_linux
+    if toolkit_driver and driver_version_key(driver) < driver_version_key(toolkit_driver):
+        yield finding("cuda.minor_version_compatibility", Severity.WARN,
+                      f"NVIDIA driver {driver} is older than the driver of CUDA {cuda} (torch {torch.version.value}), "
+                      f"{toolkit_driver}: the CUDA runtime runs on it only under minor-version compatibility, with a "
+                      "limited feature set; PTX built by the newer toolchain (Triton, torch.compile, JIT-compiled "
+                      "extensions) fails there (\"the provided PTX was compiled with an unsupported toolchain\").",
+                      evidence={"driver": driver, "torch CUDA": cuda, "toolkit driver": toolkit_driver},
+                      source_url=MINOR_VERSION_URL,
+                      remedy=f"upgrade the {'Windows ' if wsl else ''}driver to {toolkit_driver} or newer, or use a "
+                             "torch built for the CUDA this driver ships with")
 
 
 def open_module_on_old_gpu(context: Context) -> Iterator[Finding]:

@@ -303,6 +303,8 @@ def labelled(label: str, value: str) -> Iterator[Found]:
     label with a value of the right shape (a distribution for the OS, a version for versions, a GPU for the GPU)."""
     label = label.strip(" *_`-•\"'#").strip()
     value = value.strip(" *_`").strip().rstrip(",").strip("\"'").strip()
+    if label and value[:len(label) + 1].lower() == label.lower() + ":":  # "### CPU" answered "CPU: Ryzen 7 7840HS"
+        value = value[len(label) + 1:].strip()
     if not value or len(value) > 120 or value.lower() in ("n/a", "none", "no", "yes", "null", "-", "?"):
         return
     known = _ANY_LABEL.fullmatch(label)  # one test for every label this reads; most labels are none of them
@@ -337,6 +339,9 @@ def labelled(label: str, value: str) -> Iterator[Found]:
             yield field, value
     elif field == "gpu.name":
         parts = re.split(r"\s+\+\s+", value)  # "Radeon 8060S + R9700 Pro (eGPU)": two GPUs ("MI300X + 7 others": one)
+        listed = re.split(r"\s*,\s+", value)  # "GPU: 7900xtx, 7800xt": two GPUs ("RTX 3090, 24GB": one)
+        if len(parts) == 1 and len(listed) > 1 and all(looks_like_gpu(p) for p in listed):
+            parts = listed
         for part in parts if all(re.search(r"[A-Za-z]\s?\d|\d[A-Za-z]", p) and not re.match(r"\d+\s+[a-z]", p)
                                  for p in parts) else [value]:
             if not looks_like_cpu(part) or looks_like_gpu(part):
@@ -623,16 +628,20 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"ggml_cuda_init: found \d+ (ROCm|CUDA) devices", _one("gpu.library")),
     (r"\bTorch (\d+\.\d+\.\d+\+\S+)\s*$", _one("torch.version"), "torch "),
     # a build named in a sentence: "torch 2.3.1+rocm5.7 shows hip 5.7 but torch.cuda.is_available() = False"
-    (r"\b(?:torch|pytorch|PyTorch)\s+v?(\d+\.\d+\.\d+(?:\.?(?:dev|a|b|rc)\d+)?\+(?:rocm|cu|cpu)[\w.]*?)(?=[\s,;)`]|\.?$)",
-     _one("torch.version"), ("torch ", "pytorch ")),
+    (r"\b(?:torch|pytorch|PyTorch)(?:\s+v?|==)(\d+\.\d+\.\d+(?:\.?(?:dev|a|b|rc)\d+)?\+(?:rocm|cu|cpu)[\w.]*?)(?=[\s,;)`]|\.?$)",
+     _one("torch.version"), ("torch ", "pytorch ", "torch==")),
     (r"^(?!\s*(?:if|elif|assert|while|return)\b)(?!.*\b(?:expect\w*|should|want\w*|hope\w*)\b).*?"
-     r"\btorch\.cuda\.is_available\(\)\s*(?:(?<![=!<>])=(?!=)|->|returns|:)\s*(True|False)\b", _one("torch.available"),
+     r"\btorch\.cuda\.is_available\(\)['\"`]?\s*(?:(?<![=!<>])=(?!=)|->|returns|:)\s*['\"`]?(True|False)\b",
+     _one("torch.available"),
      "is_available()"),  # what it printed, not a test of it nor what was expected
     (r"\bTorch backend: (?:AMD ROCm HIP|nVidia CUDA|NVIDIA CUDA) (\d\S*)", _one("torch.backend")),
     (r"\bTorch detected GPU: (.+?)(?:\s+VRAM\b.*)?$", _one("gpu.name")),
     (r"\bPython (\d+\.\d+\.\d+) on (?:Linux|Windows|linux|win32|darwin)", _one("host.python"), "python "),
     (r"\bfor GPU arch\s*:\s*(gfx[0-9a-f]{3,4})", _one("gpu.arch")),
     (r'msg="inference compute".*', _ollama),
+    (r'msg="(?:hip|cuda) device" .*', _ollama, ("hip device", "cuda device")),  # ollama 0.1: one line per GPU found
+    # NVML's own version is the user-space driver's: "NVML library version: 580.159"
+    (r"\bNVML library version\s*[:=]?\s*(\d{3}\.\d+(?:\.\d+)?)", _one("stack.nvidia_driver")),
     (r'msg="AMD Driver: (\d+\.\d+(?:\.\d+)?)"', _one("stack.amdgpu_driver")),
     (r'server config env="map\[(.*?)\]"', _ollama_env),
     (r"detected amdgpu versions \[[^\]]*\]|gpu_type=gfx[0-9a-f]+|amdgpu \[\d+\] gfx[0-9a-f]+ is not supported", _gfx,
@@ -702,7 +711,8 @@ ENV_NAMES = ("HSA_OVERRIDE_GFX_VERSION", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DE
              "TORCH_BLAS_PREFER_HIPBLASLT",
              "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF")
 """Environment variables that change what the GPU stack does."""
-_ENV_VALUE = {"HSA_OVERRIDE_GFX_VERSION": r"\d+\.\d+\.\d+", "HIP_VISIBLE_DEVICES": r"[\w,\-]+",
+_ENV_VALUE = {"HSA_OVERRIDE_GFX_VERSION": r"\d+\.\d+\.\d+|gfx[0-9a-f]{3,4}",  # a gfx name: a common mistake
+              "HIP_VISIBLE_DEVICES": r"[\w,\-]+",
               "ROCR_VISIBLE_DEVICES": r"[\w,\-]+", "CUDA_VISIBLE_DEVICES": r"[\w,\-]+", "GPU_DEVICE_ORDINAL": r"[\d,]+"}
 _ENV = re.compile(r"(?:^|[\s;'\"(])(?:(?:export\s+)?(?P<name>" + "|".join(ENV_NAMES) + r")\s*=\s*"
                   r"|(?:set\s+(?:-x\s+|-gx\s+|-Ux\s+)?|\$env:)(?P<name2>" + "|".join(ENV_NAMES) + r")(?:\s*=\s*|\s+))"
@@ -731,7 +741,7 @@ _UBUNTU_RELEASE = re.compile(r"\d{2}(?:\.(?:04|10)(?:\.\d+)?)?(?:\s+LTS)?$")
 _MAYBE_PROSE_OS = Caseless.of(re.compile(r"ubuntu|debian|fedora|rocky linux|centos|linux mint|opensuse leap|rhel|"
                                           r"pop!_os|windows|wsl|gentoo linux|arch linux|nixos", re.IGNORECASE))
 """The names ``_PROSE_OS`` reads, without what must stand around them."""
-_PROSE_ROCM = re.compile(r"(?<![/\w.\-+])ROCm(?:\s+version)?\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
+_PROSE_ROCM = re.compile(r"(?<![/\w.\-+])ROCm(?:\s+version)?(?:\s+is)?\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 """A ROCm release named in a sentence, not in a path or URL (``.../whl/rocm5.4.2`` is the torch build's)."""
 _MODULE = re.compile(r"(?<![\w/.\-])(rocm|pytorch|torch)/(\d+\.\d+(?:\.\d+)?)(?![\w/+]|\.\w)", re.IGNORECASE)
 """An environment module named with its version, as HPC clusters load them (``module load rocm/5.2.3``), not a

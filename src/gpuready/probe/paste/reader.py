@@ -171,9 +171,12 @@ def _fact(clue: Clue | None, source: str, labels: dict[int, str]) -> Fact[str]:
 
 
 def clean_gpu_name(name: str) -> str:
-    """A GPU name without what follows it on the line: ``Radeon RX 7900 XTX (gfx1100)`` and a cut-off
-    ``Radeon RX 7900 XTX (gfx1`` -> ``Radeon RX 7900 XTX``."""
-    name = re.sub(r"(?<=[\w)])[.,;]+$", "", name.strip())  # a sentence's full stop: "GPU: Radeon RX 7600 XT (gfx1102)."
+    """A GPU name without what stands around it on the line: ``Radeon RX 7900 XTX (gfx1100)``, a cut-off
+    ``Radeon RX 7900 XTX (gfx1``, ``gfx1100 — Radeon RX 7900 XTX`` and a next label run onto the line
+    (``Radeon RX 7900 XTX      Name:   gfx1100``) -> ``Radeon RX 7900 XTX``."""
+    name = re.sub(r"\s{3,}[A-Z][\w ]{0,30}:.*$", "", name.strip())  # lines run together: "... Graphics     Name: ..."
+    name = re.sub(r"^(?:gfx[0-9a-f]{3,4}|sm_\d{2,3})\s*[-\u2013\u2014:]\s+", "", name)  # "gfx1103 — AMD Radeon 780M"
+    name = re.sub(r"(?<=[\w)])[.,;]+$", "", name)  # a sentence's full stop: "GPU: Radeon RX 7600 XT (gfx1102)."
     name = re.sub(r"(?<=-\d[ABCQ]|\d\d[ABCQ])\s+\d{1,3}\s?GB$", "", name)  # a vGPU profile's memory: "L40S-24Q 24GB"
     return re.sub(r"\s*\((?!TM\))[^)]*\)?\s*$", "", name).strip() or name.strip()
 

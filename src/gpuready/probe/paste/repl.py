@@ -44,8 +44,63 @@ def _arguments(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
+_LITERAL = re.compile(r"""^(["'])([^"'{}]*)\1$""")
+"""A plain string argument of ``print``, printed as it is (an f-string is not one)."""
+
+
+def _calls(command: str) -> list[str]:
+    """The argument text of each ``print(...)`` of a command (a ``python -c "..."`` line's code read inside)."""
+    inline = re.match(r"""^(?:\S*python\S*)\s+-c\s+(["'])(.*)\1\s*$""", command.strip())
+    return re.findall(r"print\((.*?)\)(?:\s*;|\s*$)", inline.group(2) if inline else command.strip())
+
+
+def _print_lines(command: str) -> list[re.Pattern[str]]:
+    """Per ``print(...)`` of a command that labels what it prints (``print('CUDA OK', torch.cuda.is_available())``)
+    or prints several times, the line it prints: its plain strings as they are, each expression a group named after
+    the field it shows (``f0``, ``f1`` ... in argument order; an expression that shows no known field: any text)."""
+    calls = _calls(command)
+    if len(calls) < 2 and not any(_LITERAL.match(a) for call in calls for a in _arguments(call)):
+        return []
+    lines = []
+    for call in calls:
+        parts = []
+        for position, argument in enumerate(_arguments(call)):
+            literal = _LITERAL.match(argument)
+            known = None if literal else printed_field(argument)
+            parts.append(re.escape(literal.group(2)) if literal else
+                         f"(?P<f{position}>.+)" if known and known[1] == "gpu" else
+                         f"(?P<f{position}>\\S+)" if known else ".+?")
+        lines.append(re.compile(" ".join(parts)))
+    return lines
+
+
+def _labelled_prints(command: str, lines: list[tuple[int, str]]) -> Iterator[Clue]:
+    """The facts of a command whose prints :func:`_print_lines` reads, each print's line found in order (warnings and
+    other output between them are passed over)."""
+    at = 0
+    for pattern, call in zip(_print_lines(command), _calls(command), strict=True):
+        arguments = _arguments(call)
+        for index in range(at, len(lines)):
+            number, line = lines[index]
+            if (match := pattern.fullmatch(line)) is None:
+                continue
+            at = index + 1
+            for name, text in match.groupdict().items():
+                known = printed_field(arguments[int(name[1:])])
+                value = fitted(text, known[1]) if known else None
+                if known and value is not None:
+                    yield Clue(known[0], value, number)
+            break
+
+
 def printed(command: str, output: tuple[str, ...], first_line: int) -> Iterator[Clue]:
     """The facts a command's output shows (``first_line`` is the number of ``output[0]`` in the paste)."""
+    if _print_lines(command):
+        lines = [(first_line + i, _OUT.sub("", line.strip())) for i, line in enumerate(output) if line.strip()]
+        found = list(_labelled_prints(command, lines))
+        if found:
+            yield from found
+            return
     fields = [printed_field(e) for e in _expressions(command)]
     if not fields or not any(fields):
         return

@@ -27,8 +27,8 @@ _PROMPT = re.compile(
     r"|(?:\([\w.\- ]+\)\s*)?\[[^\]\n]{1,80}\]\s*[$#]\s+(?P<b>\S.*)"  # (venv) [user@host dir]$
     r"|(?:\([\w.\- ]+\)\s*)?[$#%]\s+(?P<c>[a-zA-Z./~_\-][^\n]*)"  # $ cmd   # cmd   % cmd
     r"|(?:\([\w.\- ]+\)\s*)?(?:[^\s]{0,80}\s)?[❯➜λ»]\s+(?P<d>\S.*)"  # (venv) ~/dir ❯ cmd
-    r"|PS [A-Za-z]:\\[^>]{0,200}>\s*(?P<e>\S.*)"  # PowerShell
-    r"|[A-Za-z]:\\[^>]{0,200}>\s*(?P<f>\S.*)"  # cmd.exe
+    r"|(?:\([\w.\- ]+\)\s*)?PS [A-Za-z]:\\[^>]{0,200}>\s*(?P<e>\S.*)"  # PowerShell
+    r"|(?:\([\w.\- ]+\)\s*)?[A-Za-z]:\\[^>]{0,200}>\s*(?P<f>\S.*)"  # cmd.exe, "(env) D:\dir>" in conda
     r"|>>>\s+(?P<g>\S.*)"  # Python
     r"|In \[\d+\]:\s+(?P<h>\S.*)"  # IPython
     r")$")
