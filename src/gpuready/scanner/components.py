@@ -85,6 +85,29 @@ def requirements_component(path: str) -> str | None:
     return f"feature {feature}"
 
 
+_CUDA_TAG = re.compile(r"(?<![a-z])(?:cu\d{2,3}(?!\d)|cuda)")
+_ROCM_TAG = re.compile(r"(?<![a-z])(?:rocm|hip(?![a-z])|amd(?![a-z]))")
+_INSTALL_SUFFIXES = (".txt", ".yml", ".yaml", ".lock", ".in")
+
+
+def cuda_variants(paths: Iterable[str]) -> frozenset[str]:
+    """Install files that are a project's CUDA variant of an install it also ships for ROCm: a requirements or
+    environment file whose name carries a CUDA tag (``environment_pt240cu124.yaml``, ``requirements-cuda.txt``) in a
+    folder that holds one with a ROCm tag (``environment_pt240_rocm64.txt``). A ROCm user takes the other one, so
+    the CUDA pins in these are the install's to watch, not the project's."""
+    by_folder: dict[PurePosixPath, list[str]] = {}
+    for path in paths:
+        pure = PurePosixPath(path.replace("\\", "/"))
+        if pure.suffix.lower() in _INSTALL_SUFFIXES:
+            by_folder.setdefault(pure.parent, []).append(path)
+    found: set[str] = set()
+    for files in by_folder.values():
+        names = {path: PurePosixPath(path.replace("\\", "/")).name.lower() for path in files}
+        if any(_ROCM_TAG.search(name) for name in names.values()):
+            found.update(path for path, name in names.items() if _CUDA_TAG.search(name) and not _ROCM_TAG.search(name))
+    return frozenset(found)
+
+
 def subprojects(paths: Iterable[str], settings_only_root: bool = False) -> tuple[str, ...]:
     """Folders below the root that are projects of their own (their own setup.py or pyproject.toml): installed
     separately, so optional for the project. A build script of its own name (``setup_cuda.py``, at the root or in a

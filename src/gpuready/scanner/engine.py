@@ -41,6 +41,7 @@ from gpuready.scanner.components import (
     OPTIONAL,
     component_of,
     core_subprojects,
+    cuda_variants,
     optional_modules,
     other_cmake_build,
     own_packages,
@@ -59,7 +60,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "20"
+SCANNER_VERSION = "21"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -168,6 +169,20 @@ def discover(root: Path, unreadable: list[SkippedFile] | None = None) -> Iterato
             kind = classify(path)
             if kind:
                 yield path, kind
+
+
+def _install_folders(base: Path, entries: Sequence[tuple[str, str, str]]) -> list[str]:
+    """Every file (relative path) in the folders that hold an install file the scan reads (a requirements or
+    environment file): the names its siblings go by, read or not (``environment_pt240_rocm64.txt`` is one)."""
+    found: list[str] = []
+    for folder in sorted({PurePosixPath(relative).parent for relative, kind, _ in entries
+                          if kind in ("requirements", "environment")}):
+        try:
+            names = sorted(os.listdir(base / folder))
+        except OSError:
+            continue
+        found.extend(str(folder / name) for name in names)
+    return found
 
 
 def _not_a_plain_file(path: Path, inside: Path) -> str:
@@ -363,7 +378,8 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
             if hit[0] == "cuda_only_extension":
                 name, _, paths = hit[2].partition("|")
                 cuda_only.update(dict.fromkeys(_beside(relative, paths.split(",")), name))
-    layout = Layout({**cuda_only, **optional_modules(imports)}, tuple(p for p in nested if p not in core))
+    layout = Layout({**cuda_only, **optional_modules(imports)}, tuple(p for p in nested if p not in core),
+                    cuda_variants(_install_folders(base, entries)))
     unused = unused_functions({relative: (fresh.get(digest) or known.get(digest) or {}).get("hits", [])
                                for relative, kind, digest in entries if kind in ("kernel", "cpp")}, sources)
     for relative, _, digest in entries:
@@ -497,6 +513,8 @@ class Layout:
     optional_modules: dict[str, str] = field(default_factory=dict)
     """File path -> the optional feature (module) it belongs to."""
     subprojects: tuple[str, ...] = ()
+    cuda_variants: frozenset[str] = frozenset()
+    """Install files that are the CUDA variant of one the project also ships for ROCm (components.cuda_variants)."""
 
     def component(self, relative: str, hit: Hit) -> str:
         """The part of the project a hit belongs to: a feature (``feature <name>``) or ``core``, ``tests`` ..."""
@@ -508,6 +526,8 @@ class Layout:
                 return f"feature {prefix.rstrip('/')}"
         if relative in self.optional_modules:
             return f"feature {self.optional_modules[relative]}"
+        if relative in self.cuda_variants:
+            return INSTALL
         if hit.rule == "requirement":
             by_file = requirements_component(relative)
             if by_file is not None:

@@ -579,3 +579,21 @@ def test_findings_outside_the_code_are_judged_in_their_own_part(code: str, compo
     assert component_verdicts([found]) == {part: "needs alternatives"}
     core = Finding(code="scan.kernel.inline_ptx", severity=Severity.BLOCKER, message="m")
     assert deciding(core) and verdict([found, core]) == "blocked"
+
+
+def test_a_cuda_environment_beside_a_rocm_one_is_the_install_to_watch(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """mlstm_kernels' envs/: conda environments pinned to CUDA wheels (`environment_pt240cu124.yaml`) beside a ROCm
+    one (`environment_pt240_rocm64.txt`): a ROCm user takes the other, so the project stays portable and the CUDA
+    pins are the install's; without the ROCm sibling they decide the verdict."""
+    envs = tmp_path / "envs"
+    envs.mkdir()
+    (envs / "environment_pt240cu124.yaml").write_text(
+        "name: x\ndependencies:\n  - pip\n  - pip:\n    - --extra-index-url https://download.pytorch.org/whl/cu124\n"
+        "    - torch==2.4.0+cu124\n", encoding="utf-8")
+    (tmp_path / "model.py").write_text("import torch\nx = torch.ones(1).cuda()\n", encoding="utf-8")
+    alone = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    assert alone.verdict == "needs alternatives"
+    (envs / "environment_pt240_rocm64.txt").write_text("torch==2.4.0\n", encoding="utf-8")
+    beside = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    assert beside.verdict == "portable" and beside.components == {"install": "needs alternatives"}
+    assert {f.evidence["component"] for f in beside.findings if f.location.startswith("envs/")} == {"install"}
