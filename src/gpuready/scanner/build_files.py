@@ -54,13 +54,52 @@ def _lines(text: str) -> list[tuple[int, str]]:
             if line.strip() and not line.lstrip().startswith("#")]
 
 
+_CMAKE_IF = re.compile(r"^\s*(if|elseif|else|endif)\s*\((.*)", re.IGNORECASE)
+_CMAKE_CUDA_CONDITION = re.compile(r"\bBUILD_CUDA\b|\bUSE_CUDA\b|\bWITH_CUDA\b|\bCMAKE_CUDA_COMPILER\b|"
+                                   r"STREQUAL\s+\"?cuda\"?", re.IGNORECASE)
+_CMAKE_HIP_CONDITION = re.compile(r"\bBUILD_HIP\b|\bUSE_HIP\b|\bUSE_ROCM\b|\bWITH_HIP\b|\bWITH_ROCM\b|"
+                                  r"\bCMAKE_HIP_COMPILER\b|STREQUAL\s+\"?(?:hip|rocm)\"?", re.IGNORECASE)
+_CMAKE_SOURCE = re.compile(r"(?<![\w$/{.\-])([\w./\-]+\.(?:cu|cuh|cpp|cc|cxx|hip))(?![\w.])")
+
+
+def cmake_cuda_only_sources(text: str) -> list[str]:
+    """The sources a CMake build names only in its CUDA branches (``if(BUILD_CUDA)`` ...), where it also has a HIP
+    branch that names sources of its own: the CUDA path's files next to the build's ROCm path (bitsandbytes'
+    tensor-core GEMMs). Paths as written, relative to the CMake file."""
+    stack: list[str] = []  # per open if(): "cuda", "hip" or ""
+    named: dict[str, set[str]] = {"cuda": set(), "hip": set(), "": set()}
+    for _, line in _lines(text):
+        opened = _CMAKE_IF.match(line)
+        if opened:
+            word, condition = opened.group(1).lower(), opened.group(2)
+            kind = ("" if re.search(r"\bNOT\b", condition) else "cuda" if _CMAKE_CUDA_CONDITION.search(condition)
+                    else "hip" if _CMAKE_HIP_CONDITION.search(condition) else "")
+            if word == "if":
+                stack.append(kind)
+            elif word == "elseif" and stack:
+                stack[-1] = kind
+            elif word == "else" and stack:
+                stack[-1] = ""
+            elif word == "endif" and stack:
+                stack.pop()
+            continue
+        where = "cuda" if "cuda" in stack else "hip" if "hip" in stack else ""
+        named[where].update(_CMAKE_SOURCE.findall(line))
+    if not named["hip"]:
+        return []
+    return sorted(named["cuda"] - named["hip"] - named[""])
+
+
 def analyse_cmake(text: str) -> list[Hit]:
-    """CMakeLists.txt / *.cmake: a CUDA-language build with no HIP path."""
+    """CMakeLists.txt / *.cmake: a CUDA-language build with no HIP path; where it has one, the sources only its CUDA
+    branches build (hit ``cuda_only_sources``: ``cmake|path,path``)."""
     has_hip = bool(re.search(r"enable_language\s*\(\s*HIP|find_package\s*\(\s*(hip|HIP|ROCM)|USE_ROCM|hipcc|"
                              r"LANGUAGES[^)]*\bHIP\b", text))
     hits = [Hit("build.cmake_cuda", n, line.strip()[:160]) for n, line in _lines(text) if _CMAKE.search(line)]
     if has_hip:
-        return [Hit("credit.rocm_build", hits[0].line, "the CMake build also has a HIP path")] if hits else []
+        only = cmake_cuda_only_sources(text)
+        return ([Hit("credit.rocm_build", hits[0].line, "the CMake build also has a HIP path")] if hits else []) + (
+            [Hit("cuda_only_sources", 1, "cmake|" + ",".join(only))] if only else [])
     return hits[:1] + [h for h in hits[1:] if "CUDA::" in h.detail or "enable_language" in h.detail]
 
 

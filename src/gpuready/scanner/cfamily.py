@@ -19,8 +19,12 @@ from gpuready.scanner.hits import Hit
 CUDA_SIGNS = re.compile(r'#\s*include\s*[<"](cuda\w*|cublas\w*|cudnn\w*|cub/|cutlass/|cute/|mma\.h|nvrtc|curand|'
                         r'cooperative_groups|cusparse|cufft|nvToolsExt|cuda/std)|\b__global__\b|\b__device__\b|'
                         r'\bthreadIdx\.|\b__shfl\w*_sync\b')
-_ROCM_MACRO = (r"(USE_ROCM|USE_HIP|__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__|"
-               r"TORCH_HIP_VERSION|HIP_VERSION|IS_HIP\w*|BUILD_FOR_ROCM|GPU_HIP|__gfx\w+__|ROCM_\w+|HIPCUB\w*)")
+_ROCM_MACRO = (r"((?!\w*(?:DISABLE|NO_|WITHOUT|NOT_))"
+               r"(?:USE_ROCM|USE_HIP|__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__|"
+               r"TORCH_HIP_VERSION|HIP_VERSION|IS_HIP\w*|BUILD_FOR_ROCM|GPU_HIP|__gfx\w+__|ROCM_\w+|HIPCUB\w*|"
+               r"(?:\w+_)?(?:HIP|ROCM|HIPCC|HIPBLAS|HIPCUB)(?:_\w+)?))")
+"""The macros a project's ROCm branch is written on: HIP's and PyTorch's own, and a project's whose name holds HIP or
+ROCM as a word (``BNB_HIP``, ``GGML_USE_HIP``, ``WITH_HIP``), not one that switches it off (``DISABLE_HIP``)."""
 _IF_ROCM = re.compile(rf"^\s*#\s*(?:ifdef\s+{_ROCM_MACRO}\b|if\s+.*?(?<!!)\bdefined\s*\(?\s*{_ROCM_MACRO}\b|"
                       rf"if\s+{_ROCM_MACRO}\b)")
 _IF_NOT_ROCM = re.compile(rf"^\s*#\s*(?:ifndef\s+{_ROCM_MACRO}\b|if\s+.*!\s*defined\s*\(?\s*{_ROCM_MACRO}\b|"
@@ -216,7 +220,9 @@ def analyse_cfamily(text: str, rules: Sequence[tuple[str, re.Pattern[str]]]) -> 
             if rule_id in WARP_RULES and not (warp_sync or _WARP_CONSTANT.search(probe)) or not pattern.search(probe):
                 continue
             shimmed = rule_id == "kernel.libcudacxx" and std_shim and not _LIBCUDACXX_BEYOND_STD.search(probe)
-            if (states[index] == CUDA or rule_id in HIPIFIED_WITH_A_BRANCH and hip_rtc) and has_rocm_branch or shimmed:
+            chosen = rule_id in WARP_RULES and states[index] == ROCM  # a lane count the ROCm branch itself chose
+            if (states[index] == CUDA or rule_id in HIPIFIED_WITH_A_BRANCH and hip_rtc) and has_rocm_branch or (
+                    shimmed or chosen):
                 if not credited:
                     hits.append(Hit("credit.rocm_branch", index + 1, "CUDA-only code sits in a branch ROCm does not "
                                                                      "compile, next to the file's ROCm branch" if not

@@ -60,7 +60,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "21"
+SCANNER_VERSION = "22"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -374,10 +374,13 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     core = core_subprojects(imports, nested, extensions)
     cuda_only: dict[str, str] = {}  # the sources of an extension the build script makes only when not on ROCm
     for relative, kind, digest in entries:
-        for hit in (fresh.get(digest) or known.get(digest) or {}).get("hits", []) if kind == "setup_py" else []:
-            if hit[0] == "cuda_only_extension":
+        record = fresh.get(digest) or known.get(digest) or {}
+        for hit in record.get("hits", []) if kind in ("setup_py", "cmake") else []:
+            if hit[0] in ("cuda_only_extension", "cuda_only_sources"):
                 name, _, paths = hit[2].partition("|")
+                name = f"CUDA-only sources of {relative}" if hit[0] == "cuda_only_sources" else name
                 cuda_only.update(dict.fromkeys(_beside(relative, paths.split(",")), name))
+    cuda_only.update(_included_only_by(cuda_only, sources))
     layout = Layout({**cuda_only, **optional_modules(imports)}, tuple(p for p in nested if p not in core),
                     cuda_variants(_install_folders(base, entries)))
     unused = unused_functions({relative: (fresh.get(digest) or known.get(digest) or {}).get("hits", [])
@@ -497,6 +500,28 @@ def requirement_name(requirement: str) -> str:
     """``torch==2.1.0+cu121 ; python_version>'3'`` -> ``torch``."""
     match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
     return match.group(1) if match else requirement.strip()
+
+
+_INCLUDE = re.compile(rb'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
+
+
+def _included_only_by(cuda_only: dict[str, str], sources: dict[str, bytes]) -> dict[str, str]:
+    """Headers that only CUDA-only sources include (by file name), with the part those sources are in: they are
+    compiled only with them (bitsandbytes' gemm_4bit_mma.cuh, included by its sm75/sm80 GEMMs alone)."""
+    if not cuda_only:
+        return {}
+    includers: dict[str, set[str]] = {}
+    for relative, data in sources.items():
+        for name in _INCLUDE.findall(data):
+            includers.setdefault(PurePosixPath(name.decode("utf-8", "replace")).name, set()).add(relative)
+    found = {}
+    for relative in sources:
+        if relative in cuda_only or PurePosixPath(relative).suffix.lower() not in (".cuh", ".h", ".hpp", ".inl"):
+            continue
+        by = includers.get(PurePosixPath(relative).name, set())
+        if by and all(source in cuda_only for source in by):
+            found[relative] = cuda_only[min(by)]
+    return found
 
 
 def _beside(build_file: str, sources: list[str]) -> list[str]:

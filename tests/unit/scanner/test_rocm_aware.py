@@ -597,3 +597,49 @@ def test_a_cuda_environment_beside_a_rocm_one_is_the_install_to_watch(kb: Knowle
     beside = scan_tree(tmp_path, kb, jobs=1, cache=False)
     assert beside.verdict == "portable" and beside.components == {"install": "needs alternatives"}
     assert {f.evidence["component"] for f in beside.findings if f.location.startswith("envs/")} == {"install"}
+
+
+def test_a_projects_own_hip_macro_opens_its_rocm_branch() -> None:
+    """bitsandbytes' compat.cuh defines BNB_HIP under __HIP_PLATFORM_AMD__ and writes its branches on `#if BNB_HIP`;
+    GGML_USE_HIP and WITH_HIP are such names too; DISABLE_HIP and CHIP_ID are not."""
+    lines = ["#if BNB_HIP", "#define BNB_WARP_SIZE 64", "#else", "#define BNB_WARP_SIZE 32", "#endif",
+             "#ifdef CHIP_ID", "int a;", "#endif", "#ifndef DISABLE_HIP", "int b;", "#endif",
+             "#if defined(GGML_USE_HIP) || defined(WITH_HIP)", "int c;", "#endif"]
+    assert branches(lines) == ["rocm", "rocm", "cuda", "cuda", "neutral", "neutral", "neutral", "neutral",
+                               "neutral", "neutral", "neutral", "rocm", "rocm", "neutral"]
+
+
+def test_a_lane_count_chosen_in_the_rocm_branch_is_the_projects_own(kb: KnowledgeBase) -> None:
+    """bitsandbytes' common.cuh: 64 on CDNA, 32 on RDNA, both inside `#if BNB_HIP`: no warp-size finding; the same
+    32 outside any branch is one."""
+    rocm = ("#include <cuda_runtime.h>\n#if BNB_HIP\n#if IS_CDNA\n#define BNB_WARP_SIZE 64\n#else\n"
+            "#define BNB_WARP_SIZE 32\n#endif\n#else\n#define BNB_WARP_SIZE 32\n#endif\n")
+    assert not [r for r, _ in _rule_lines(rocm, kb) if "warp" in r]
+    assert [r for r, _ in _rule_lines("#include <cuda_runtime.h>\n#define BNB_WARP_SIZE 32\n", kb)
+            if "warp" in r] == ["kernel.warp_size_32"]
+
+
+def test_sources_only_a_cmake_cuda_branch_builds_are_the_cuda_path(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """bitsandbytes' CMakeLists.txt: `if(BUILD_CUDA)` adds the tensor-core GEMMs (sm80), `elseif(BUILD_HIP)`
+    the SIMT one; the PTX in the CUDA-only source, and in a header only it includes, is an optional part's, not the
+    core's. Without the HIP branch the same source is core."""
+    cmake = ("cmake_minimum_required(VERSION 3.22)\nset(GPU_FILES csrc/ops.cu)\nif(BUILD_CUDA)\n"
+             "  enable_language(CUDA)\n  list(APPEND SRC_FILES ${GPU_FILES} csrc/gemm_4bit_simt.cu)\n"
+             "  list(APPEND SRC_FILES csrc/gemm_sm80.cu)\nelseif(BUILD_HIP)\n  enable_language(HIP)\n"
+             "  list(APPEND SRC_FILES ${GPU_FILES} csrc/gemm_4bit_simt.cu)\nendif()\n")
+    assert analyse_cmake(cmake)[-1].detail == "cmake|csrc/gemm_sm80.cu"
+    (tmp_path / "CMakeLists.txt").write_text(cmake, encoding="utf-8")
+    csrc = tmp_path / "csrc"
+    csrc.mkdir()
+    ptx = '__device__ void f() { asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0}, {%1};"); }\n'
+    (csrc / "gemm_mma.cuh").write_text("#pragma once\n#include <cuda_runtime.h>\n" + ptx, encoding="utf-8")
+    (csrc / "gemm_sm80.cu").write_text('#include "gemm_mma.cuh"\n__global__ void k() { f(); }\n', encoding="utf-8")
+    (csrc / "ops.cu").write_text("#include <cuda_runtime.h>\n__global__ void g() {}\n", encoding="utf-8")
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    parts = {f.location.split(":")[0]: f.evidence["component"] for f in report.findings
+             if f.severity is Severity.BLOCKER}
+    assert parts == {"csrc/gemm_mma.cuh": "feature CUDA-only sources of CMakeLists.txt"}
+    assert report.verdict == "portable" and report.components["feature CUDA-only sources of CMakeLists.txt"] == (
+        "blocked")
+    (tmp_path / "CMakeLists.txt").write_text(cmake.split("elseif")[0] + "endif()\n", encoding="utf-8")
+    assert scan_tree(tmp_path, kb, jobs=1, cache=False).verdict == "blocked"
