@@ -1049,3 +1049,29 @@ def test_labelled_prints_of_a_conda_windows_prompt_are_read_in_order() -> None:
     fingerprint = read_paste(paste, "x")
     assert fingerprint.frameworks[0].accelerator_available.value is True
     assert segment(paste)[0].command.startswith("python -c")
+
+
+def test_what_the_eighth_held_out_set_showed_is_read() -> None:
+    """The general misses of pastes-holdout8 (DeepSpeed#3223, ROCm/jax#247, a Vega gpubench report, TheRock#1229,
+    microWakeWord#1, ollama#3406) and WSL#11589's 'CUDA Version: ERR!'."""
+    def codes(text: str) -> list[str]:
+        return sorted({e.code for e in read_paste(text, "x").errors})
+
+    assert codes("Exception: >- DeepSpeed Op Builder: Installed CUDA version 12.1 does not match the version torch was "
+                 "compiled with 11.8, unable to compile cuda/cpp extensions\n") == ["cuda_toolkit_mismatch"]
+    assert codes("Status: INTERNAL: Failed to launch ROCm kernel: RepeatBufferKernel with block dimensions: 256x1x1: "
+                 "hipError_t(303)\n") == ["hip_shared_object_init_failed"]
+    assert codes("MIOpen Error: /MIOpen/src/hipoc/hipoc_program.cpp:286: Code object build failed. Source: x.cl\n") == [
+        "miopen_code_object_build_failed"]
+    assert codes("MIOpen Error: C:/x/MIOpen/src/ocl/convolutionocl.cpp:275: No suitable algorithm was found to execute "
+                 "the required convolution\n") == ["miopen_no_solution"]
+    assert codes("| NVIDIA-SMI 545.46                 Driver Version: 546.80       CUDA Version: ERR!     |\n") == [
+        "nvidia_cuda_version_err"]
+    assert _every(["Device Name : Vega 10 XL/XT [Radeon RX Vega 56/64]"])["gpu.named"] == [
+        "Vega 10 XL/XT [Radeon RX Vega 56/64]"]
+    assert _every(["MIOpen(HIP): Error [SetIsaName] amdgcn-amd-amdhsa--gfx900:sramecc-:xnack-: INVALID_ARGUMENT"])[
+        "gpu.arch"] == ["gfx900"]
+    assert _every(["My Cuda is 12.1, and torch-cuda is 11.8"], is_prose=True) == {
+        "stack.cuda": ["12.1"], "torch.cuda": ["11.8"]}
+    assert _every(["Sep 13 09:19:05 ubuntu ollama[17505]: CUDA driver version: 12.2"]) == {"stack.cuda": ["12.2"]}
+    assert _every(["\U0001f527 Torch CUDA Available: True"]) == {"torch.available": ["True"]}

@@ -179,7 +179,7 @@ _LABELS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNOR
     (r"kernel|linux kernel|kernel version|linux kernel version", "host.kernel"),
     (r"rocm|rocm version|rocm-dkms|amdgpu-install|rocm release|rocm version number", "stack.rocm"),
     (r"gpu|gpus|gpu model|gpu models?|graphics card|graphics|card|hardware|device|video card|gpu model and memory|"
-     r"accelerator|gpu name|gpu type|gpu models and configuration", "gpu.name"),
+     r"accelerator|gpu name|gpu type|gpu models and configuration|device name|gpu device name", "gpu.name"),
     (r"gpu architecture|gpu arch|gfx version|gfx target|architecture", "gpu.arch"),
     (r"cpu|processor|cpu model", "host.cpu"),
     (r"python|python version", "host.python"),
@@ -191,7 +191,8 @@ _LABELS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNOR
     (r"amdgpu|amdgpu driver|amdgpu version", "stack.amdgpu_driver"),
     (r"jax|jax version", "jax.version"),
     (r"jaxlib|jaxlib version", "jaxlib.version"),
-    (r"cuda available|cuda disponible|cuda disponível|cuda verfügbar|gpu available|rocm available", "torch.available"),
+    (r"cuda available|cuda disponible|cuda disponível|cuda verfügbar|gpu available|rocm available|"
+     r"torch cuda available|cuda is available", "torch.available"),
 ))
 _QUESTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), f) for p, f in (
     (r"\b(?:GPUs?|graphics card|video card|accelerator)\b", "gpu.name"),
@@ -643,11 +644,12 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     # NVML's own version is the user-space driver's: "NVML library version: 580.159"
     (r"\bNVML library version\s*[:=]?\s*(\d{3}\.\d+(?:\.\d+)?)", _one("stack.nvidia_driver")),
     (r'msg="AMD Driver: (\d+\.\d+(?:\.\d+)?)"', _one("stack.amdgpu_driver")),
+    (r"\bCUDA driver version:\s*(\d{2}\.\d)\b", _one("stack.cuda")),  # ollama: the CUDA the driver runs
     (r'server config env="map\[(.*?)\]"', _ollama_env),
     (r"detected amdgpu versions \[[^\]]*\]|gpu_type=gfx[0-9a-f]+|amdgpu \[\d+\] gfx[0-9a-f]+ is not supported", _gfx,
      "gfx"),
     (r"\bwith AMDGPU version\s*:\s*(gfx[0-9a-f]{3,4})", _one("gpu.arch")),
-    (r"^\s*Name:\s+amdgcn-amd-amdhsa--(gfx[0-9a-f]{3,4})\b", _one("gpu.arch"), "amdhsa"),
+    (r"amdgcn-amd-amdhsa--(gfx[0-9a-f]{3,4})\b", _one("gpu.arch"), "amdhsa"),  # rocminfo's Name, MIOpen's ISA
     (r"/rocminfo-rocm-(\d+\.\d+\.\d+)/", _one("stack.rocm"), "rocminfo-rocm-"),
     # a wheel's file name: torch-2.5.1+rocm6.3.2-cp310-cp310-linux_x86_64.whl
     (r"\btorch-(\d+\.\d+\.\d+(?:\+(?:rocm|cu|cpu)[\w.]*)?)-cp\d+", _one("torch.version"), "torch-"),
@@ -684,8 +686,11 @@ _UNGATED_AT = tuple(i for i, gate in enumerate(GATES) if gate == ())
 _UNGATED = tuple(RULES[i] for i in _UNGATED_AT)
 """The rules tried on every line (none, so far: a test holds that each has a gate)."""
 
+_SYMBOLS = "\u2600-\u27bf\ufe0f\U0001f300-\U0001faff"
+"""Symbols and pictographs a script's summary marks its lines with (``🔧 Torch CUDA Available: True``)."""
 _FALLBACK: tuple[tuple[Rule, int], ...] = (
-    ((re.compile(r"^[\s>*\-•]*\**\"?(?P<label>[A-Za-z][A-Za-z0-9 /\-]{0,40}?)\"?\**(?:\s*\(e\.g\.?,?[^)]{0,30}\))?"
+    ((re.compile(r"^[\s>*\-•" + _SYMBOLS + r"]*\**\"?(?P<label>[A-Za-z][A-Za-z0-9 /\-]{0,40}?)\"?\**"
+                 r"(?:\s*\(e\.g\.?,?[^)]{0,30}\))?"
                  r"\s*(?:[:：=]|\.{3,})\s*"
                  r"(?P<value>\S.*)$"), _label_line), LABELLED),
     ((re.compile(r"^\s*\|\s*\**(?P<label>[A-Za-z][A-Za-z0-9 /\-]{0,40}?)\**\s*\|\s*(?P<value>[^|]*?\S)\s*\|\s*$"),
@@ -696,7 +701,8 @@ _FALLBACK: tuple[tuple[Rule, int], ...] = (
 _LABEL_STARTS = sorted({re.match(r"[a-z]+", alternative).group(0)  # type: ignore[union-attr]
                         for pattern, _ in _LABELS for alternative in pattern.pattern.lower().split("|")} |
                        {"what", "which", "gpu", "jax"})
-_MAYBE_LABELLED = re.compile(r"(?:[\s>*\-•]*\**\"?|\s*\|\s*\**)(?:" + "|".join(_LABEL_STARTS) + ")", re.IGNORECASE)
+_MAYBE_LABELLED = re.compile(r"(?:[\s>*\-•" + _SYMBOLS + r"]*\**\"?|\s*\|\s*\**)(?:" + "|".join(_LABEL_STARTS) + ")",
+                             re.IGNORECASE)
 """Where the label of a ``Label: value`` line or a table row begins (the fallback patterns' label, at the start of the
 line), the first word of a label :func:`labelled` reads, a question's included: a line without one is no label."""
 _MAYBE_HEADING = ("#", "**")
@@ -743,6 +749,9 @@ _MAYBE_PROSE_OS = Caseless.of(re.compile(r"ubuntu|debian|fedora|rocky linux|cent
 """The names ``_PROSE_OS`` reads, without what must stand around them."""
 _PROSE_ROCM = re.compile(r"(?<![/\w.\-+])ROCm(?:\s+version)?(?:\s+is)?\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 """A ROCm release named in a sentence, not in a path or URL (``.../whl/rocm5.4.2`` is the torch build's)."""
+_PROSE_CUDA = re.compile(r"(?<![/\w.\-+])(torch[- ]|pytorch[- ])?CUDA(?:\s+version)?\s+is\s+v?(\d{1,2}\.\d)\b",
+                         re.IGNORECASE)
+"""CUDA named in a sentence with its release ("my CUDA is 12.1"); "torch-cuda is 11.8" is the torch build's."""
 _MODULE = re.compile(r"(?<![\w/.\-])(rocm|pytorch|torch)/(\d+\.\d+(?:\.\d+)?)(?![\w/+]|\.\w)", re.IGNORECASE)
 """An environment module named with its version, as HPC clusters load them (``module load rocm/5.2.3``), not a
 path or a URL (``/opt/rocm/...``, ``.../whl/rocm6.0``)."""
@@ -757,7 +766,7 @@ _MAYBE_PROSE = re.compile(word_trie(frozenset((
     "ubuntu", "debian", "fedora", "rocky", "centos", "mint", "suse", "rhel", "pop!_os", "windows", "wsl", "gentoo",
     "arch linux", "nixos", "rocm", "generic", "lowlatency", "azure", "aws", "gcp", "oem", "amd64", "gfx", "radeon",
     "instinct", "firepro", "geforce", "tesla", "quadro", "titan", "nvidia", "amd", "h200", "b200", "l40", "a800",
-    "h800", "python"))))
+    "h800", "python", "cuda is", "cuda version is"))))
 _MAYBE_PROSE_MODEL = re.compile(r"r(?<=\br)x ?\d|m(?<=\bm)i-?\d|w(?<=\bw)\d{4}|\d ?xt|[ahv](?<=\b[ahv])100")
 """A sentence (lower-cased) that can mention anything ``prose`` reads holds one of the words or a model's letters and
 digits at a word's start (most hold none, and are skipped at once). Each model's pattern begins with its letter, the
@@ -786,6 +795,8 @@ def prose(line: str) -> Iterator[Found]:
     lowered = line.lower()  # each pattern below is tried only where the word it needs stands
     for match in _PROSE_ROCM.finditer(line) if "rocm" in lowered else ():
         yield "stack.rocm", match.group(1)
+    for match in _PROSE_CUDA.finditer(line) if "cuda" in lowered else ():
+        yield ("torch.cuda" if match.group(1) else "stack.cuda"), match.group(2)
     for match in _PROSE_KERNEL.finditer(line) if any(word in line for word in _KERNEL_SUFFIXES) else ():
         yield "host.kernel", match.group(1)
     for match in _PROSE_PYTHON.finditer(line) if "python" in lowered else ():
