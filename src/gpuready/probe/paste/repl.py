@@ -15,13 +15,20 @@ _OUT = re.compile(r"^Out\[\d+\]:\s*")
 """IPython's mark before a printed value."""
 
 
+def _code(command: str) -> str:
+    """The code a command runs: a ``python -c "..."`` line's code, or the line itself (a REPL's expression)."""
+    inline = re.match(r"""^(?:\S*python\S*)\s+-c\s+(["'])(.*)\1\s*$""", command.strip())
+    return inline.group(2) if inline else command.strip()
+
+
+def _calls(command: str) -> list[str]:
+    """The argument text of each ``print(...)`` of a command."""
+    return re.findall(r"print\((.*?)\)(?:\s*;|\s*$)", _code(command))
+
+
 def _expressions(command: str) -> list[str]:
     """The printed expressions of a command: a REPL expression, or the arguments of the last ``print(...)``."""
-    code = command.strip()
-    inline = re.match(r"""^(?:\S*python\S*)\s+-c\s+(["'])(.*)\1\s*$""", code)
-    if inline:
-        code = inline.group(2)
-    printed = re.findall(r"print\((.*?)\)(?:\s*;|\s*$)", code)
+    code, printed = _code(command), _calls(command)
     if printed:
         return _arguments(printed[-1])
     if ";" in code or " " in code.replace(", ", ",") and "(" not in code:
@@ -48,17 +55,10 @@ _LITERAL = re.compile(r"""^(["'])([^"'{}]*)\1$""")
 """A plain string argument of ``print``, printed as it is (an f-string is not one)."""
 
 
-def _calls(command: str) -> list[str]:
-    """The argument text of each ``print(...)`` of a command (a ``python -c "..."`` line's code read inside)."""
-    inline = re.match(r"""^(?:\S*python\S*)\s+-c\s+(["'])(.*)\1\s*$""", command.strip())
-    return re.findall(r"print\((.*?)\)(?:\s*;|\s*$)", inline.group(2) if inline else command.strip())
-
-
-def _print_lines(command: str) -> list[re.Pattern[str]]:
+def _print_lines(calls: list[str]) -> list[re.Pattern[str]]:
     """Per ``print(...)`` of a command that labels what it prints (``print('CUDA OK', torch.cuda.is_available())``)
     or prints several times, the line it prints: its plain strings as they are, each expression a group named after
     the field it shows (``f0``, ``f1`` ... in argument order; an expression that shows no known field: any text)."""
-    calls = _calls(command)
     if len(calls) < 2 and not any(_LITERAL.match(a) for call in calls for a in _arguments(call)):
         return []
     lines = []
@@ -74,11 +74,12 @@ def _print_lines(command: str) -> list[re.Pattern[str]]:
     return lines
 
 
-def _labelled_prints(command: str, lines: list[tuple[int, str]]) -> Iterator[Clue]:
+def _labelled_prints(calls: list[str], patterns: list[re.Pattern[str]],
+                     lines: list[tuple[int, str]]) -> Iterator[Clue]:
     """The facts of a command whose prints :func:`_print_lines` reads, each print's line found in order (warnings and
     other output between them are passed over)."""
     at = 0
-    for pattern, call in zip(_print_lines(command), _calls(command), strict=True):
+    for pattern, call in zip(patterns, calls, strict=True):
         arguments = _arguments(call)
         for index in range(at, len(lines)):
             number, line = lines[index]
@@ -95,9 +96,10 @@ def _labelled_prints(command: str, lines: list[tuple[int, str]]) -> Iterator[Clu
 
 def printed(command: str, output: tuple[str, ...], first_line: int) -> Iterator[Clue]:
     """The facts a command's output shows (``first_line`` is the number of ``output[0]`` in the paste)."""
-    if _print_lines(command):
+    calls = _calls(command)
+    if patterns := _print_lines(calls):
         lines = [(first_line + i, _OUT.sub("", line.strip())) for i, line in enumerate(output) if line.strip()]
-        found = list(_labelled_prints(command, lines))
+        found = list(_labelled_prints(calls, patterns, lines))
         if found:
             yield from found
             return
