@@ -19,7 +19,7 @@ from gpuready.scanner.hits import Hit
 CUDA_SIGNS = re.compile(r'#\s*include\s*[<"](cuda\w*|cublas\w*|cudnn\w*|cub/|cutlass/|cute/|mma\.h|nvrtc|curand|'
                         r'cooperative_groups|cusparse|cufft|nvToolsExt|cuda/std)|\b__global__\b|\b__device__\b|'
                         r'\bthreadIdx\.|\b__shfl\w*_sync\b')
-_ROCM_MACRO = (r"((?!\w*(?:DISABLE|NO_|WITHOUT|NOT_))"
+_ROCM_MACRO = (r"((?!(?:\w*_)?(?:DISABLE|NO|WITHOUT|NOT)(?:_|\b))"
                r"(?:USE_ROCM|USE_HIP|__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__|"
                r"TORCH_HIP_VERSION|HIP_VERSION|IS_HIP\w*|BUILD_FOR_ROCM|GPU_HIP|__gfx\w+__|ROCM_\w+|HIPCUB\w*|"
                r"(?:\w+_)?(?:HIP|ROCM|HIPCC|HIPBLAS|HIPCUB)(?:_\w+)?))")

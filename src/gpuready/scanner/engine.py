@@ -60,12 +60,14 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "22"
+SCANNER_VERSION = "23"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
 KERNEL_SUFFIXES = {".cu", ".cuh"}
 CPP_SUFFIXES = {".cpp", ".cc", ".cxx", ".h", ".hpp", ".hh", ".c", ".inl", ".cuinl", ".tcc"}
+HEADER_SUFFIXES = {".cuh", ".h", ".hpp", ".hh", ".inl", ".cuinl", ".tcc"}
+"""Of those, the files that are included rather than compiled on their own."""
 MAX_FINDINGS_PER_FILE_RULE = 1
 """One finding per rule per file (at its first line; the evidence lists the others)."""
 _ORDER = {Severity.BLOCKER: 0, Severity.WARN: 1, Severity.INFO: 2}
@@ -516,7 +518,7 @@ def _included_only_by(cuda_only: dict[str, str], sources: dict[str, bytes]) -> d
             includers.setdefault(PurePosixPath(name.decode("utf-8", "replace")).name, set()).add(relative)
     found = {}
     for relative in sources:
-        if relative in cuda_only or PurePosixPath(relative).suffix.lower() not in (".cuh", ".h", ".hpp", ".inl"):
+        if relative in cuda_only or PurePosixPath(relative).suffix.lower() not in HEADER_SUFFIXES:
             continue
         by = includers.get(PurePosixPath(relative).name, set())
         if by and all(source in cuda_only for source in by):

@@ -1075,3 +1075,17 @@ def test_what_the_eighth_held_out_set_showed_is_read() -> None:
         "stack.cuda": ["12.1"], "torch.cuda": ["11.8"]}
     assert _every(["Sep 13 09:19:05 ubuntu ollama[17505]: CUDA driver version: 12.2"]) == {"stack.cuda": ["12.2"]}
     assert _every(["\U0001f527 Torch CUDA Available: True"]) == {"torch.available": ["True"]}
+
+
+def test_a_prints_pattern_has_at_most_one_group_that_takes_spaces() -> None:
+    """Two groups that may each take spaces compete for them: a line that then fails to match costs time exponential
+    in their number (five of them took a minute on a 400-character line). Every other group is one word."""
+    from gpuready.probe.paste.repl import _print_lines
+
+    patterns = _print_lines(["a, b, c, d, e, 'END'",
+                             "'GPU', torch.cuda.get_device_name(0), torch.cuda.get_device_name(1)"])
+    assert [p.pattern.count(".+") for p in patterns] == [0, 1]
+    assert patterns[0].fullmatch(" ".join(["y"] * 400)) is None
+    command = "python -c \"print('GPU', torch.cuda.get_device_name(0), 'on', torch.__version__)\""
+    assert [(c.field, c.value) for c in printed(command, ("GPU AMD Radeon VII on 2.4.1+rocm6.1",), 1)] == [
+        ("gpu.name", "AMD Radeon VII"), ("torch.version", "2.4.1+rocm6.1")]

@@ -601,12 +601,14 @@ def test_a_cuda_environment_beside_a_rocm_one_is_the_install_to_watch(kb: Knowle
 
 def test_a_projects_own_hip_macro_opens_its_rocm_branch() -> None:
     """bitsandbytes' compat.cuh defines BNB_HIP under __HIP_PLATFORM_AMD__ and writes its branches on `#if BNB_HIP`;
-    GGML_USE_HIP and WITH_HIP are such names too; DISABLE_HIP and CHIP_ID are not."""
+    GGML_USE_HIP, WITH_HIP and NANO_HIP are such names too; DISABLE_HIP, GGML_NO_HIP and CHIP_ID are not."""
     lines = ["#if BNB_HIP", "#define BNB_WARP_SIZE 64", "#else", "#define BNB_WARP_SIZE 32", "#endif",
              "#ifdef CHIP_ID", "int a;", "#endif", "#ifndef DISABLE_HIP", "int b;", "#endif",
-             "#if defined(GGML_USE_HIP) || defined(WITH_HIP)", "int c;", "#endif"]
+             "#if defined(GGML_USE_HIP) || defined(WITH_HIP)", "int c;", "#endif", "#ifdef GGML_NO_HIP", "int d;",
+             "#endif", "#ifdef NANO_HIP", "int e;", "#endif"]
     assert branches(lines) == ["rocm", "rocm", "cuda", "cuda", "neutral", "neutral", "neutral", "neutral",
-                               "neutral", "neutral", "neutral", "rocm", "rocm", "neutral"]
+                               "neutral", "neutral", "neutral", "rocm", "rocm", "neutral", "neutral", "neutral",
+                               "neutral", "rocm", "rocm", "neutral"]
 
 
 def test_a_lane_count_chosen_in_the_rocm_branch_is_the_projects_own(kb: KnowledgeBase) -> None:

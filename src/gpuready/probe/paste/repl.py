@@ -51,6 +51,8 @@ def _arguments(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
+_LONGEST = 1000
+"""Longer output lines are no print's labelled line."""
 _LITERAL = re.compile(r"""^(["'])([^"'{}]*)\1$""")
 """A plain string argument of ``print``, printed as it is (an f-string is not one)."""
 
@@ -63,13 +65,17 @@ def _print_lines(calls: list[str]) -> list[re.Pattern[str]]:
         return []
     lines = []
     for call in calls:
-        parts = []
+        parts, spaced = [], False
         for position, argument in enumerate(_arguments(call)):
             literal = _LITERAL.match(argument)
             known = None if literal else printed_field(argument)
-            parts.append(re.escape(literal.group(2)) if literal else
-                         f"(?P<f{position}>.+)" if known and known[1] == "gpu" else
-                         f"(?P<f{position}>\\S+)" if known else ".+?")
+            if literal:
+                parts.append(re.escape(literal.group(2)))
+            elif known and known[1] == "gpu" and not spaced:  # a name has spaces: one such group a line, no more
+                parts.append(f"(?P<f{position}>.+)")
+                spaced = True
+            else:  # one word: the pattern stays linear whatever the line (no two groups compete for its spaces)
+                parts.append(f"(?P<f{position}>\\S+)" if known else "\\S+")
         lines.append(re.compile(" ".join(parts)))
     return lines
 
@@ -83,7 +89,7 @@ def _labelled_prints(calls: list[str], patterns: list[re.Pattern[str]],
         arguments = _arguments(call)
         for index in range(at, len(lines)):
             number, line = lines[index]
-            if (match := pattern.fullmatch(line)) is None:
+            if len(line) > _LONGEST or (match := pattern.fullmatch(line)) is None:
                 continue
             at = index + 1
             for name, text in match.groupdict().items():
