@@ -32,12 +32,12 @@ def render_scan(run: Run, locations_shown: int = 5) -> RenderableType:
         parts.append(Text(f"{stats.get('files', 0):.0f} files, {stats.get('lines', 0):,.0f} lines in "
                           f"{next((r.duration_s for r in run.results), 0.0):.2f} s ({stats.get('cached', 0):.0f} "
                           "from cache)", style="dim"))
-    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
-    first: dict[tuple[str, str], Finding] = {}
+    groups: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    first: dict[tuple[str, str, str], Finding] = {}
     for finding in run.findings:
         if finding.code == "scan.file_skipped":
             continue
-        key = (finding.code, finding.message)
+        key = (finding.code, finding.message, finding.evidence.get("component", "core"))  # one group per part
         groups[key].append(_place(finding))
         first.setdefault(key, finding)
     for key, places in groups.items():

@@ -645,3 +645,28 @@ def test_sources_only_a_cmake_cuda_branch_builds_are_the_cuda_path(kb: Knowledge
         "blocked")
     (tmp_path / "CMakeLists.txt").write_text(cmake.split("elseif")[0] + "endif()\n", encoding="utf-8")
     assert scan_tree(tmp_path, kb, jobs=1, cache=False).verdict == "blocked"
+
+
+def test_the_text_report_groups_a_rule_per_part(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """The same 32-lane rule in a core kernel and in a CUDA-only source of the CMake build: two groups, the second
+    tagged with its part, not one group under the first finding's part."""
+    from rich.console import Console
+
+    from gpuready import api
+    from gpuready.model.config import ScanConfig
+    from gpuready.report.scan_text import render_scan
+
+    lane = ("#include <cuda_runtime.h>\n"
+            "__global__ void k() { int lane = threadIdx.x & 31; __shfl_sync(0xffffffff, 1, 0); }\n")
+    (tmp_path / "CMakeLists.txt").write_text(
+        "if(BUILD_CUDA)\n  enable_language(CUDA)\n  list(APPEND SRC csrc/core.cu csrc/sm80.cu)\nelseif(BUILD_HIP)\n"
+        "  enable_language(HIP)\n  list(APPEND SRC csrc/core.cu)\nendif()\n", encoding="utf-8")
+    (tmp_path / "csrc").mkdir()
+    (tmp_path / "csrc" / "core.cu").write_text(lane, encoding="utf-8")
+    (tmp_path / "csrc" / "sm80.cu").write_text(lane, encoding="utf-8")
+    console = Console(width=200, record=True)
+    console.print(render_scan(api.scan(ScanConfig(tmp_path, cache=False, jobs=1))))
+    text = console.export_text()
+    heads = [line for line in text.splitlines() if line.startswith("[BLOCKER] scan.kernel.full_warp_mask")]
+    assert len(heads) == 2 and "[feature CUDA-only sources of CMakeLists.txt]" in heads[1], text
+    assert "csrc/sm80.cu" not in text.split(heads[1])[0].split(heads[0])[1]
