@@ -219,6 +219,26 @@ def _edges(imports: dict[str, list[tuple[str, bool]]]) -> tuple[dict[str, str], 
     return modules, edges
 
 
+_NOT_FEATURES = frozenset({"all", "full", "complete", "dev", "develop", "test", "tests", "testing", "doc", "docs",
+                           "lint", "style", "quality", "build", "default", "core", "extra", "extras"})
+"""Extra names that are groups of tools or of everything, never one feature's package."""
+
+
+def _extra_packages(modules: dict[str, str], edges: dict[str, list[tuple[str, bool]]],
+                    extras: Iterable[str]) -> set[str]:
+    """The files of sub-packages named after an extra (``pkg/ops/cutile/`` for ``pkg[cutile]``) that no module
+    outside the sub-package imports."""
+    names = {name.lower().replace("-", "_") for name in extras} - _NOT_FEATURES
+    packages = {".".join(parts[:end]) for parts in (m.split(".") for m in modules.values())
+                for end in range(2, len(parts) + 1) if parts[end - 1] in names}
+    chosen: set[str] = set()
+    for package in packages:
+        inside = {p for p, m in modules.items() if m == package or m.startswith(package + ".")}
+        if not any(source not in inside for p in inside for source, _ in edges.get(p, ())):
+            chosen |= inside
+    return chosen
+
+
 def core_subprojects(imports: dict[str, list[tuple[str, bool]]], prefixes: Iterable[str],
                      extensions: dict[str, str] | None = None) -> tuple[str, ...]:
     """The sub-projects the rest of the project imports unguarded (installed with it: core, not optional): one of
@@ -242,13 +262,15 @@ def core_subprojects(imports: dict[str, list[tuple[str, bool]]], prefixes: Itera
     return tuple(found)
 
 
-def optional_modules(imports: dict[str, list[tuple[str, bool]]]) -> dict[str, str]:
+def optional_modules(imports: dict[str, list[tuple[str, bool]]], extras: Iterable[str] = ()) -> dict[str, str]:
     """The project's own modules that are optional: every import of them sits where it may fail (try/except
     ImportError, behind a flag, inside a function) or in a module that is optional itself. ``imports`` maps each
     Python file to its (import detail, optional) pairs. Returns file path -> the feature's name (its outermost
-    optional module). A module nothing imports (an entry point, a plugin loaded by name) stays core."""
+    optional module). A module nothing imports (an entry point, a plugin loaded by name) stays core, unless it is
+    in a sub-package named after one of the project's ``extras`` that no module outside it imports (an opt-in
+    back end loaded by name, whose dependencies come with ``pip install project[extra]``)."""
     modules, edges = _edges(imports)
-    optional_files: set[str] = set()
+    optional_files: set[str] = _extra_packages(modules, edges, extras)
     changed = True
     while changed:
         changed = False

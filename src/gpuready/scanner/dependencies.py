@@ -98,6 +98,7 @@ def analyse_pyproject(text: str) -> list[Hit]:
     requirements += [(r, False) for r in project.get("dependencies") or []]
     for group in (project.get("optional-dependencies") or {}).values():
         requirements += [(r, True) for r in group or []]
+    extras = [Hit("extra_name", _line_of(text, name), name) for name in project.get("optional-dependencies") or {}]
     poetry = ((data.get("tool") or {}).get("poetry") or {})
     requirements += [(name, False) for name in (poetry.get("dependencies") or {}) if name.lower() != "python"]
     hits: list[Hit] = []
@@ -111,7 +112,7 @@ def analyse_pyproject(text: str) -> list[Hit]:
             hits.append(Hit("requirement.cuda_index_url", _line_of(text, url), url))
     if project or poetry:
         hits.append(Hit("declares_project", 1))  # a package pip can build (not a file of tool settings only)
-    return hits + cmake_mentioned(text)
+    return hits + extras + cmake_mentioned(text)
 
 
 def _literal_strings(node: Any) -> list[str]:
@@ -139,10 +140,30 @@ def analyse_setup_py(text: str) -> list[Hit]:
                     for requirement in _literal_strings(keyword.value):
                         hits += requirement_hits(requirement, _line_of(text, requirement) or getattr(
                             keyword.value, "lineno", node.lineno), keyword.arg == "extras_require")
-    hits += cmake_mentioned(text)
+    hits += cmake_mentioned(text) + _extra_names(tree)
     if (built := re.search(r"\b(?:BuildExtension|CUDAExtension|CppExtension)\b", text)) is not None:
         hits.append(Hit("builds_extensions", text.count("\n", 0, built.start()) + 1))  # with torch's builder
     return hits
+
+
+def _extra_names(tree: ast.Module) -> list[Hit]:
+    """The names of a setup.py's extras (``extra_name`` hits): the string keys of the dict given as
+    ``extras_require=``, or of a dict literal a helper named for extras or optional dependencies returns or that a
+    variable so named holds (``def get_optional_dependencies(): return {"cutile": cutile_deps}``)."""
+    dicts: list[ast.Dict] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            dicts += [k.value for k in node.keywords if k.arg == "extras_require" and isinstance(k.value, ast.Dict)]
+        elif isinstance(node, ast.FunctionDef) and _NAMES_EXTRAS.search(node.name):
+            dicts += [n.value for n in ast.walk(node) if isinstance(n, ast.Return) and isinstance(n.value, ast.Dict)]
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict) and any(
+                isinstance(t, ast.Name) and _NAMES_EXTRAS.search(t.id) for t in node.targets):
+            dicts.append(node.value)
+    return [Hit("extra_name", key.lineno, key.value) for found in dicts for key in found.keys
+            if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+
+
+_NAMES_EXTRAS = re.compile(r"extra|optional", re.IGNORECASE)
 
 
 def cmake_mentioned(text: str) -> list[Hit]:
@@ -165,6 +186,7 @@ def analyse_setup_cfg(text: str) -> list[Hit]:
                 if requirement.strip():
                     hits += requirement_hits(requirement.strip(), _line_of(text, requirement.strip()),
                                          section != "options")
+    hits += [Hit("extra_name", _line_of(text, key), key) for section, key in sections if section != "options"]
     return hits + cmake_mentioned(text)
 
 

@@ -60,7 +60,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "23"
+SCANNER_VERSION = "24"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -383,7 +383,9 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
                 name = f"CUDA-only sources of {relative}" if hit[0] == "cuda_only_sources" else name
                 cuda_only.update(dict.fromkeys(_beside(relative, paths.split(",")), name))
     cuda_only.update(_included_only_by(cuda_only, sources))
-    layout = Layout({**cuda_only, **optional_modules(imports)}, tuple(p for p in nested if p not in core),
+    extras = [h[2] for relative, _, digest in entries if relative in ("setup.py", "pyproject.toml", "setup.cfg")
+              for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", []) if h[0] == "extra_name"]
+    layout = Layout({**cuda_only, **optional_modules(imports, extras)}, tuple(p for p in nested if p not in core),
                     cuda_variants(_install_folders(base, entries)))
     unused = unused_functions({relative: (fresh.get(digest) or known.get(digest) or {}).get("hits", [])
                                for relative, kind, digest in entries if kind in ("kernel", "cpp")}, sources)

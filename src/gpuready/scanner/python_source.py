@@ -262,7 +262,10 @@ class _Visitor(ast.NodeVisitor):
         flag = bool(_FLAG.search(test))
         body_cuda, else_cuda = _cuda_sides(node, test)
         switch = bool(_SWITCH.search(test))
+        reads_value = body_cuda and "version.cuda" in test and _reads_cuda_version(node.body)
+        self.cuda_branch_depth += reads_value  # `if torch.version.cuda is not None: ....split('.')`: a None guard
         self.visit(node.test)
+        self.cuda_branch_depth -= reads_value
         self.guard_depth += flag
         self.switch_depth += switch
         self.cuda_branch_depth += body_cuda
@@ -413,6 +416,13 @@ def _cuda_sides_of_test(node: ast.AST, test: str | None = None) -> tuple[bool, b
         return False, False
     negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
     return (cuda and not rocm) != negated, (rocm and not cuda) != negated
+
+
+def _reads_cuda_version(body: list[ast.stmt]) -> bool:
+    """Whether statements read ``torch.version.cuda`` itself (split it, compare it): the if around them that tests
+    it handles the None it is on ROCm, and is no CUDA-only branch choice."""
+    return any(isinstance(n, ast.Attribute) and dotted(n).endswith("version.cuda")
+               for statement in body for n in ast.walk(statement))
 
 
 def _leaves_on_rocm(statement: ast.stmt) -> bool:

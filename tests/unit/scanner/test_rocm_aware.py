@@ -22,6 +22,7 @@ from gpuready.scanner.build_files import (
 )
 from gpuready.scanner.cfamily import analyse_cfamily, branches, without_comments
 from gpuready.scanner.components import component_of, optional_modules, requirements_component, subprojects
+from gpuready.scanner.dependencies import analyse_pyproject, analyse_setup_py
 from gpuready.scanner.engine import classify, component_verdicts, deciding, scan_tree, verdict
 from gpuready.scanner.kb import KnowledgeBase, load_kb
 from gpuready.scanner.kernels import compile_rules
@@ -193,6 +194,16 @@ def test_code_after_a_rocm_early_return_or_a_cuda_test_in_an_and_is_the_cuda_pat
     assert "python.capability_gate" in [h.rule for h in analyse_python(ored)]
 
 
+def test_a_test_of_torch_version_cuda_guarding_a_read_of_it_handles_none() -> None:
+    """pytorch_cluster's __init__.py: ``if torch.version.cuda is not None and ...:`` around
+    ``torch.version.cuda.split('.')`` is the None (ROCm) handling; a branch on it that does something else is not."""
+    guard = ("import torch\nif torch.version.cuda is not None and v != -1:\n"
+             "    major = torch.version.cuda.split('.')[0]\n")
+    assert "python.version_cuda" not in [h.rule for h in analyse_python(guard)]
+    chooser = "import torch\nif torch.version.cuda is not None:\n    device = 'cuda'\n"
+    assert "python.version_cuda" in [h.rule for h in analyse_python(chooser)]
+
+
 def test_capability_gates_that_misbranch_on_amd_only() -> None:
     def gates(expression: str) -> int:
         return sum(h.rule == "python.capability_gate" for h in analyse_python(
@@ -235,6 +246,36 @@ def test_sub_projects_and_optional_modules() -> None:
     assert optional_modules(imports) == {"pkg/backends/__init__.py": "pkg.backends",
                                          "pkg/backends/fast.py": "pkg.backends",
                                          "pkg/backends/helpers.py": "pkg.backends"}
+
+
+def test_a_package_named_after_an_extra_that_nothing_outside_imports_is_that_feature() -> None:
+    """Liger-Kernel: ``ops/cutile/`` registers itself by name (``LIGER_KERNEL_IMPL=cutile``) and its dependency
+    comes with ``pip install liger-kernel[cutile]``; a package named after an extra that core imports stays core."""
+    imports = {
+        "src/pkg/__init__.py": [(".ops|run", False)],
+        "src/pkg/ops/__init__.py": [(".fast|f", False)],
+        "src/pkg/ops/fast.py": [],
+        "src/pkg/ops/cutile/__init__.py": [("pkg.registry|register", False)],
+        "src/pkg/ops/cutile/ops/__init__.py": [(".rms|rms", False)],
+        "src/pkg/ops/cutile/ops/rms.py": [("cuda.tile|", False)],
+        "src/pkg/ops/cpu/__init__.py": [],
+    }
+    chosen = optional_modules(imports, ["cutile", "cpu", "dev"])
+    assert chosen == dict.fromkeys(["src/pkg/ops/cutile/__init__.py", "src/pkg/ops/cutile/ops/__init__.py",
+                                    "src/pkg/ops/cutile/ops/rms.py"], "pkg.ops.cutile") | {
+        "src/pkg/ops/cpu/__init__.py": "pkg.ops.cpu"}
+    imports["src/pkg/ops/__init__.py"].append((".cutile.ops|rms", False))  # core imports it: not optional
+    assert set(optional_modules(imports, ["cutile"])) == set()
+    assert optional_modules(imports) == {}
+    helper = ("from setuptools import setup\ndef get_optional_dependencies():\n    deps = ['cuda-tile']\n"
+              "    return {'cutile': deps, 'dev': ['pytest']}\n"
+              "setup(name='x', extras_require=get_optional_dependencies())\n")
+    assert [(h.rule, h.detail, h.line) for h in analyse_setup_py(helper) if h.rule == "extra_name"] == [
+        ("extra_name", "cutile", 4), ("extra_name", "dev", 4)]
+    literal = "from setuptools import setup\nsetup(name='x', extras_require={'flash': ['flash-attn']})\n"
+    assert [h.detail for h in analyse_setup_py(literal) if h.rule == "extra_name"] == ["flash"]
+    project = '[project]\nname = "x"\n[project.optional-dependencies]\ncutile = ["cuda-tile"]\n'
+    assert [h.detail for h in analyse_pyproject(project) if h.rule == "extra_name"] == ["cutile"]
 
 
 def test_build_ci_and_container_files() -> None:
