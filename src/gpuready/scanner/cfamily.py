@@ -119,6 +119,22 @@ _WARP_SYNC = re.compile(r"__shfl|__ballot|__syncwarp|__activemask|__any_sync|__a
                         r"\bldmatrix\b|\bmma_sync\s*\(")
 """Warp-synchronous code: shuffles, votes, warp primitives, and tensor-core fragments (a warp of 32 lanes holds one
 ``wmma`` / ``mma.sync`` tile between them)."""
+_BOUNDED_SHUFFLE = re.compile(r"__shfl\w*\s*\((?:[^()]|\([^()]*\))*,\s*(?:32|16|8|4|2)\s*\)")
+"""A shuffle given its width (32 or less) as the last argument: it works within groups of that many lanes on a
+64-lane wavefront too, so 32-lane index arithmetic beside it is a consistent logical grouping."""
+
+
+def _warp_synchronous(lines: Sequence[str], states: Sequence[str], has_rocm_branch: bool) -> bool:
+    """Whether the code ROCm compiles (in a file with a ROCm branch, what is outside its CUDA-only branches) has
+    warp-synchronous code other than width-bounded shuffles."""
+    for line, state in zip(lines, states, strict=True):
+        if has_rocm_branch and state == CUDA or not (found := _WARP_SYNC.findall(line)):
+            continue
+        if len(found) > len(_BOUNDED_SHUFFLE.findall(line)) or not all(f.startswith("__shfl") for f in found):
+            return True
+    return False
+
+
 _WARP_CONSTANT = re.compile(r"#\s*define\s+\w*(?:WARP_?SIZE|WarpSize|warp_size|THREADS_PER_WARP)\w*\s+"
                             r"\(?32[uU]?\)?\s*$|"
                             r"\b(?:WARP_SIZE|WARPSIZE|kWarpSize|WarpSize|warp_size|THREADS_PER_WARP|kThreadsPerWarp)\s*=\s*"
@@ -203,7 +219,7 @@ def analyse_cfamily(text: str, rules: Sequence[tuple[str, re.Pattern[str]]]) -> 
     has_rocm_branch = ROCM in states or any(_IF_ROCM.match(line) or _IF_NOT_ROCM.match(line) for line in lines)
     hits: list[Hit] = []
     credited = False
-    warp_sync = bool(_WARP_SYNC.search(text))
+    warp_sync = bool(_WARP_SYNC.search(text)) and _warp_synchronous(lines, states, has_rocm_branch)
     hip_rtc = bool(_HIP_RTC.search(text))
     std_shim = any(state == ROCM and _STD_SHIM.search(line) for state, line in zip(states, lines, strict=True))
     for index, line in enumerate(lines):

@@ -119,6 +119,19 @@ def test_comments_do_not_count_and_lane_math_matters_only_with_warp_sync(kb: Kno
     assert ("kernel.warp_size_32", 1) in _rule_lines(plain + "float v = __shfl_down_sync(0xffffffff, x, 1);\n", kb)
 
 
+def test_lane_math_beside_width_bounded_shuffles_is_a_logical_32_lane_group(kb: KnowledgeBase) -> None:
+    """bitsandbytes' gemm_4bit_simt.cu: ``threadIdx.x & 31`` beside shuffles that pass width 32 (and a CUDA-only
+    ``__shfl_down_sync`` tree in the #else of its HIP branch) is consistent on 64-lane wavefronts."""
+    lane = "__global__ void k() { int lane = threadIdx.x & 31; }\n"
+    bounded = "float a = __shfl_sync(MASK, x, lane >> 4, 32);\n"
+    assert "kernel.warp_size_32" not in [r for r, _ in _rule_lines(lane + bounded, kb)]
+    branch = "#if BNB_HIP\nv += __shfl_xor(v, 16, 32);\n#else\nv += __shfl_down_sync(MASK, v, 1);\n#endif\n"
+    assert "kernel.warp_size_32" not in [r for r, _ in _rule_lines(lane + branch, kb)]
+    unbounded = "float b = __shfl_down_sync(MASK, x, 1);\n"  # the whole (64-lane) wavefront on ROCm
+    assert ("kernel.warp_size_32", 1) in _rule_lines(lane + unbounded, kb)
+    assert ("kernel.warp_size_32", 1) in _rule_lines(lane + bounded + "unsigned m = __ballot_sync(MASK, p);\n", kb)
+
+
 def test_a_named_warp_width_of_32_counts_without_shuffles_and_tensor_core_tiles_are_warp_synchronous(
         kb: KnowledgeBase) -> None:
     """flash-fft-conv's `#define WARP_SIZE 32` beside wmma tiles, llm.c's `#define WARP_SIZE 32U` in a header with
