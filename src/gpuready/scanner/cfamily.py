@@ -31,6 +31,10 @@ _IF_NOT_ROCM = re.compile(rf"^\s*#\s*(?:ifndef\s+{_ROCM_MACRO}\b|if\s+.*!\s*defi
                           rf"if\s+!\s*{_ROCM_MACRO}\b)")
 _IF_CUDA_ARCH = re.compile(r"^\s*#\s*(?:ifdef\s+__CUDA_ARCH__\b|if\s+(?:.*?(?<!!)\bdefined\s*\(?\s*__CUDA_ARCH__\b|"
                            r"__CUDA_ARCH__\b))")
+_IF_CUDA_AT_LEAST = re.compile(r"^\s*#\s*if\s+(?:\(?\s*defined\s*\(?\s*CUDA_VERSION\s*\)?\s*&&\s*)?\(?\s*"
+                               r"CUDA_VERSION\s*>=?\s*\d+\s*\)?\s*\)?\s*$")
+"""``#if CUDA_VERSION >= 9000``: HIP does not define the macro, so ROCm compiles the #else (the older CUDA path,
+``__shfl_xor`` for ``__shfl_xor_sync``): with another implementation there, the #if is the CUDA path only."""
 _IF = re.compile(r"^\s*#\s*if(n?def)?\b")
 _ELIF = re.compile(r"^\s*#\s*elif\b")
 _ELSE = re.compile(r"^\s*#\s*else\b")
@@ -91,12 +95,13 @@ def branches(lines: Sequence[str]) -> list[str]:
     #else holds another implementation is never ROCm's (HIP does not define the macro: ROCm compiles the #else)."""
     stack: list[list[str]] = []  # per open #if: the branch we are in, then every branch taken so far
     states = []
-    alternatives = _with_else(lines) if any("__CUDA_ARCH__" in line for line in lines) else set()
+    alternatives = _with_else(lines) if any("__CUDA_ARCH__" in line or "CUDA_VERSION" in line
+                                            for line in lines) else set()
     for index, line in enumerate(lines):
         if line.lstrip().startswith("#"):
             if _IF.match(line):
                 state = ROCM if _IF_ROCM.match(line) else CUDA if _IF_NOT_ROCM.match(line) or (
-                    index in alternatives and _IF_CUDA_ARCH.match(line)) else NEUTRAL
+                    index in alternatives and (_IF_CUDA_ARCH.match(line) or _IF_CUDA_AT_LEAST.match(line))) else NEUTRAL
                 stack.append([state, state])
             elif _ELIF.match(line) and stack:
                 condition = line.replace("#elif", "#if", 1)

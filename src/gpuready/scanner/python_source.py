@@ -19,7 +19,8 @@ _SWITCH = re.compile(r"getenv|environ|\b(?!CUDA_|TORCH_CUDA|ROCM_|HIP_)[A-Z][A-Z
 _ROCM_TEST = re.compile(r"version\.hip|\bis_hip\b|\bIS_HIP\w*|\bIS_ROCM\b|\bis_rocm\b|\bIS_AMD\b|\bis_amd\b|"
                         r"\bHIP_BUILD\b|\bUSE_ROCM\b|\bBUILD_FOR_ROCM\b|\bROCM_VERSION\b|['\"]rocm['\"]|['\"]hip['\"]")
 _CUDA_TEST = re.compile(r"\bIS_NVIDIA\w*|\bis_nvidia\w*|version\.cuda|\bis_cuda\b|\bIS_CUDA\b|\bCUDA_VERSION\b|"
-                        r"\bIS_HOPPER\b|\bIS_BLACKWELL\b|\bis_hopper\b|\bis_blackwell\b|\bIS_SM\d+|['\"]cuda['\"]\s*==\s*\w*backend")
+                        r"\bIS_HOPPER\b|\bIS_BLACKWELL\b|\bis_hopper\b|\bis_blackwell\b|\bIS_SM\d+|['\"]cuda['\"]\s*==\s*\w*backend|"
+                        r"==[^=]*['\"]nvidia['\"]")  # `platform == 'nvidia'` (_test_text puts == first)
 _VENDOR_WORDS = ("hip", "HIP", "rocm", "ROCM", "ROCm", "AMD", "amd", "cuda", "CUDA", "NVIDIA", "nvidia", "HOPPER",
                  "hopper", "BLACKWELL", "blackwell", "IS_SM")
 """What a file needs to hold for _CUDA_TEST or _ROCM_TEST to find anything in it."""
@@ -32,6 +33,12 @@ _CREDITED = {"python.version_cuda", "python.nvcc_call", "python.cuda_home", "pyt
              "python.capability_gate", "triton.inline_asm", "python.nvidia_smi_call", "build.nvcc_flags"}
 """Rules whose hits in a file that handles ROCm, or in a CUDA-only branch, are the project's CUDA path next to its
 ROCm one: credited, not reported."""
+_CONFIG_STRINGS = frozenset({"flash_attention_2", "adamw_apex_fused", "apex_fused_adam", "paged_adamw_32bit",
+                             "paged_adamw_8bit", "adamw_bnb_8bit", "adamw_8bit", "paged_lion_8bit", "paged_lion_32bit",
+                             "lion_8bit", "paged_adam_32bit"})
+"""Configuration values that select an NVIDIA-only path (attention implementation, optimizer)."""
+_PREDICATE = re.compile(r"_*(?:has|is|can)_")
+"""A function named as a yes/no question."""
 _SUBPROCESS_CALLS = {"run", "call", "check_call", "check_output", "Popen", "system", "popen", "getoutput",
                      "getstatusoutput"}
 
@@ -99,6 +106,10 @@ class _Visitor(ast.NodeVisitor):
         self.load_names: set[str] = set()
         self.mentions_rocm = bool(_MENTIONS_ROCM.search(text))
         self.cuda_only_functions: frozenset[str] = frozenset()
+        self.asks_whether = False
+        """Inside a predicate (``def has_usable_nvcc()``): it asks whether CUDA's tools are there; no on ROCm."""
+        self.in_catalogue = 0
+        """Inside a list of several names (a set, list or tuple of strings only)."""
         self.tests_vendor = any(word in text for word in _VENDOR_WORDS)
         """Whether the file can hold a vendor test: vendor-branch analysis is skipped where it cannot apply (a plain
         substring test: _CUDA_TEST and _ROCM_TEST are for short if-tests, slow over a whole file)."""
@@ -183,6 +194,8 @@ class _Visitor(ast.NodeVisitor):
     # an import inside a function belongs to the feature that calls it, not to importing the module
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         cuda_path = self.function_depth == 0 and node.name in self.cuda_only_functions
+        asks = self.asks_whether
+        self.asks_whether = asks or bool(_PREDICATE.match(node.name))
         self.function_depth += 1
         self.cuda_branch_depth += cuda_path
         for part in (*node.decorator_list, node.args, *([node.returns] if node.returns else [])):
@@ -195,6 +208,7 @@ class _Visitor(ast.NodeVisitor):
                 self.cuda_branch_depth += 1
         self.cuda_branch_depth -= cuda_path + exits
         self.function_depth -= 1
+        self.asks_whether = asks
 
     def visit_BoolOp(self, node: ast.BoolOp) -> None:
         """``torch.version.cuda and capability >= (9, 0)``: what follows a CUDA test in an ``and`` is evaluated on
@@ -223,12 +237,13 @@ class _Visitor(ast.NodeVisitor):
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str) and len(node.value) < 300:
             text = node.value
-            if text == "flash_attention_2":
+            if self.in_catalogue and text in _CONFIG_STRINGS:
+                pass  # one of several names listed, none chosen
+            elif text == "flash_attention_2":
                 self.hit("python.flash_attention_2_config", node, text)
             elif text in ("adamw_apex_fused", "apex_fused_adam") or text.startswith("apex.optimizers"):
                 self.hit("python.apex_config", node, text)
-            elif text in ("paged_adamw_32bit", "paged_adamw_8bit", "adamw_bnb_8bit", "adamw_8bit", "paged_lion_8bit",
-                          "paged_lion_32bit", "lion_8bit", "paged_adam_32bit"):
+            elif text in _CONFIG_STRINGS:
                 self.hit("python.bitsandbytes_config", node, text)
             elif text.startswith("-") and nvcc_flag(text) and not self.nvcc_flag_seen:
                 self.nvcc_flag_seen = True  # one per file: the flags come in lists
@@ -327,6 +342,25 @@ class _Visitor(ast.NodeVisitor):
                         self.capability_names.add(element.id)
         self.generic_visit(node)
 
+    def visit_Set(self, node: ast.Set | ast.List | ast.Tuple) -> None:
+        """``frozenset({"flash_attention_2", "sdpa", "flex_attention"})``: a list of names to look up selects none
+        of them (its strings are not read as configuration)."""
+        names = len(node.elts) > 1 and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+        self.in_catalogue += names
+        self.generic_visit(node)
+        self.in_catalogue -= names
+
+    def visit_List(self, node: ast.List) -> None:
+        self.visit_Set(node)
+
+    def visit_Tuple(self, node: ast.Tuple) -> None:
+        self.visit_Set(node)
+
+    def visit_FormattedValue(self, node: ast.FormattedValue) -> None:
+        """``f"cuda {torch.version.cuda}"``: shown, None on ROCm, and nothing breaks."""
+        if not dotted(node.value).endswith("version.cuda"):
+            self.generic_visit(node)
+
     def visit_Compare(self, node: ast.Compare) -> None:
         for part in (node.left, *node.comparators):
             inner = part.value if isinstance(part, ast.Subscript) else part
@@ -393,7 +427,7 @@ class _Visitor(ast.NodeVisitor):
                     break
         if last in ("get", "getenv", "setdefault") and node.args and isinstance(node.args[0], ast.Constant):
             key = node.args[0].value
-            if key == "CUDA_HOME" and not self.mentions_rocm:
+            if key == "CUDA_HOME" and not self.mentions_rocm and not self.asks_whether:
                 self.hit("python.cuda_home", node, f"{function}('CUDA_HOME')")
             if key == "TORCH_CUDA_ARCH_LIST" and not self.mentions_rocm:
                 self.hit("python.cuda_arch_list", node, "TORCH_CUDA_ARCH_LIST")
@@ -443,6 +477,12 @@ def cuda_only_functions(tree: ast.Module) -> frozenset[str]:
         if isinstance(node, ast.If) and node.orelse:
             body_cuda, else_cuda = _cuda_sides(node)
             cuda_parts.extend(node.body if body_cuda else node.orelse if else_cuda else [])
+    for chain in ast.walk(tree):  # an if/elif chain anywhere with a link for NVIDIA and another link
+        link = chain
+        while isinstance(link, ast.If) and len(link.orelse) == 1 and isinstance(link.orelse[0], ast.If):
+            link = link.orelse[0]
+            if _cuda_sides(link)[0] and not link.orelse:
+                cuda_parts.extend(link.body)
     if not cuda_parts:
         return frozenset()
 

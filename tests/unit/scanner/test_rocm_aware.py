@@ -217,6 +217,42 @@ def test_a_test_of_torch_version_cuda_guarding_a_read_of_it_handles_none() -> No
     assert "python.version_cuda" in [h.rule for h in analyse_python(chooser)]
 
 
+def test_a_cuda_version_test_whose_else_is_another_implementation_is_the_cuda_path(kb: KnowledgeBase) -> None:
+    """Megatron's fused softmax: ``#if CUDA_VERSION >= 9000 __shfl_xor_sync(...) #else __shfl_xor(...) #endif``:
+    HIP does not define CUDA_VERSION and compiles the #else; with nothing (or a trap) there, the test is reported."""
+    shuffle = ("#if CUDA_VERSION >= 9000\n    return __shfl_xor_sync(mask, v, m, w);\n#else\n"
+               "    return __shfl_xor(v, m, w);\n#endif\n")
+    assert "kernel.cuda_version_macro" not in [r for r, _ in _rule_lines(shuffle, kb)]
+    trap = shuffle.replace("    return __shfl_xor(v, m, w);\n", "    __trap();\n")
+    assert ("kernel.cuda_version_macro", 1) in _rule_lines(trap, kb)
+    below = shuffle.replace(">= 9000", "< 9000")  # ROCm takes the #if: not a CUDA-only branch
+    assert ("kernel.cuda_version_macro", 1) in _rule_lines(below, kb)
+
+
+def test_nvidia_only_helpers_predicates_and_lists_of_names() -> None:
+    """flash-linear-attention: a helper called only in the ``elif platform == 'nvidia'`` link of a chain, and
+    ``def has_usable_nvcc(): os.environ.get("CUDA_HOME")``; unsloth: a frozenset of attention names and
+    ``f"cuda {torch.version.cuda}"``."""
+    chain = ("import subprocess\ndef used():\n    return subprocess.run(['nvidia-smi', '-q'])\n"
+             "def check():\n    if platform == 'intel':\n        m = 0\n    elif platform == 'nvidia':\n"
+             "        m = used()\n")
+    assert "python.nvidia_smi_call" not in [h.rule for h in analyse_python(chain)]
+    assert "python.nvidia_smi_call" in [h.rule for h in analyse_python(chain.replace("m = 0", "m = used()"))]
+    probe = "import os\ndef has_usable_nvcc():\n    return os.environ.get('CUDA_HOME') is not None\n"
+    assert "python.cuda_home" not in [h.rule for h in analyse_python(probe)]
+    assert "python.cuda_home" in [h.rule for h in analyse_python(probe.replace("has_usable_nvcc", "nvcc_path"))]
+    names = "IMPLS = frozenset({'flash_attention_2', 'sdpa', 'flex_attention'})\n"
+    assert "python.flash_attention_2_config" not in [h.rule for h in analyse_python(names)]
+    chosen = "model = load(attn_implementation='flash_attention_2')\n"
+    assert "python.flash_attention_2_config" in [h.rule for h in analyse_python(chosen)]
+    flags = "FLAGS = ['-O3', '--expt-relaxed-constexpr']\n"  # an nvcc flag list is still read
+    assert "build.nvcc_flags" in [h.rule for h in analyse_python(flags)]
+    shown = "import torch\nprint(f'cuda {torch.version.cuda}')\n"
+    assert "python.version_cuda" not in [h.rule for h in analyse_python(shown)]
+    split = "import torch\nv = torch.version.cuda.split('.')\n"
+    assert "python.version_cuda" in [h.rule for h in analyse_python(split)]
+
+
 def test_capability_gates_that_misbranch_on_amd_only() -> None:
     def gates(expression: str) -> int:
         return sum(h.rule == "python.capability_gate" for h in analyse_python(
