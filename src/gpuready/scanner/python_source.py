@@ -465,7 +465,10 @@ def _leaves_on_rocm(statement: ast.stmt) -> bool:
             and isinstance(statement.body[-1], (ast.Return, ast.Raise)) and _cuda_sides(statement)[1])
 
 
-def cuda_only_functions(tree: ast.Module) -> frozenset[str]:
+_ELIF_LINE = re.compile(r"^[ \t]*elif\b(.*)$", re.MULTILINE)
+
+
+def cuda_only_functions(tree: ast.Module, text: str = "") -> frozenset[str]:
     """Module-level functions used only on the CUDA side of a module-level vendor ``if`` that has another side
     (``if IS_NVIDIA: softplus = softplus_nv`` / ``else: softplus = softplus_triton``): the project's CUDA path next to
     its own portable one, like code in a CUDA-only branch."""
@@ -477,7 +480,8 @@ def cuda_only_functions(tree: ast.Module) -> frozenset[str]:
         if isinstance(node, ast.If) and node.orelse:
             body_cuda, else_cuda = _cuda_sides(node)
             cuda_parts.extend(node.body if body_cuda else node.orelse if else_cuda else [])
-    for chain in ast.walk(tree):  # an if/elif chain anywhere with a link for NVIDIA and another link
+    nvidia_link = any(_CUDA_TEST.search(m.group(1)) for m in _ELIF_LINE.finditer(text)) if "elif" in text else False
+    for chain in ast.walk(tree) if nvidia_link else ():  # an if/elif chain with a link for NVIDIA and another link
         link = chain
         while isinstance(link, ast.If) and len(link.orelse) == 1 and isinstance(link.orelse[0], ast.If):
             link = link.orelse[0]
@@ -530,6 +534,6 @@ def analyse_python(text: str, filename: str = "<source>") -> list[Hit]:
     tree = ast.parse(text, filename=filename)
     visitor = _Visitor(text, shallow=not _TRIGGERS.search(text))  # no rule word at all: imports and guards only
     if isinstance(tree, ast.Module) and not visitor.shallow and visitor.tests_vendor:
-        visitor.cuda_only_functions = cuda_only_functions(tree)
+        visitor.cuda_only_functions = cuda_only_functions(tree, text)
     visitor.visit(tree)
     return visitor.hits
