@@ -31,6 +31,23 @@ def test_env_on_this_machine_says_no_accelerator_and_exits_0(capsys: pytest.Capt
         assert section in out
 
 
+def test_env_from_a_report_without_a_gpu_listing_does_not_say_the_work_runs_on_the_cpu(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A pasted pip list shows no GPU because it lists none, not because the machine has none."""
+    paste = tmp_path / "issue.md"
+    paste.write_text("```\n$ pip list | grep torch\ntorch           2.3.0+rocm6.0\n"
+                     "torchvision     0.18.0+rocm6.0\n```\n")
+    code, out, _ = run_cli(capsys, "env", "--from", str(paste))
+    assert code == 0
+    assert "whether the machine has one is unknown" in out and "Work will run on the CPU" not in out
+    cpu_only = FIXTURES / "rocminfo" / "rx7900xtx-gfx1100-rocm6.2.2.txt"
+    lines = cpu_only.read_text().splitlines()
+    second = next(i for i, line in enumerate(lines) if line.strip().startswith("Agent 2"))
+    paste.write_text("\n".join(lines[:second - 2] + ["*** Done ***"]) + "\n")  # rocminfo that lists the CPU only
+    code, out, _ = run_cli(capsys, "env", "--from", str(paste))
+    assert "output lists none" in out and "rocminfo" in out and "Work will run on the CPU" not in out
+
+
 def test_env_json_validates_against_the_committed_schema(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "env", "--json")
     assert code == 0

@@ -8,6 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from gpuready.compat.rules.access import LISTING_KINDS
 from gpuready.model import BuildVariant, Device, Fact, FactStatus, Fingerprint, Framework
 
 _STATUS_STYLE = {
@@ -60,6 +61,13 @@ def summary_line(fingerprint: Fingerprint) -> Text:
     if failed:
         return Text(f"No accelerator could be listed: {', '.join(failed)} failed (see Probe problems below). "
                     "This is not proof that there is none.", style="bold red")
+    if fingerprint.origin != "probe":  # a report from another machine: what it shows, not what the machine has
+        listings = sorted({n.kind for n in fingerprint.sections if n.kind in LISTING_KINDS})
+        if listings:
+            return Text(f"No accelerator in the report: its {', '.join(listings)} output lists none.",
+                        style="bold yellow")
+        return Text("No accelerator listed: the report has no GPU listing (rocminfo, amd-smi, rocm-smi, nvidia-smi, "
+                    "collect_env), so whether the machine has one is unknown.", style="bold yellow")
     return Text("No accelerator found: no AMD GPU (KFD, amd-smi, rocm-smi, rocminfo) and no NVIDIA GPU "
                 "(nvidia-smi) was detected. Work will run on the CPU.", style="bold yellow")
 

@@ -21,6 +21,7 @@ from gpuready.probe.paste.clues import LABELLED, PROSE, SHORT, TOOL, clues, gpu_
 from gpuready.probe.paste.reader import clean_gpu_name
 from gpuready.probe.paste.repl import printed
 from gpuready.probe.paste.segment import segment
+from tests.fixture_kinds import FIXTURES
 from tests.paste_truth import PASTES, cases
 
 
@@ -442,9 +443,12 @@ def test_a_framework_seeing_a_gpu_that_a_full_listing_does_not_show_is_said_so()
     text = (">>> torch.cuda.is_available()\nTrue\n$ rocminfo\nROCk module is loaded\n=====================\n"
             "HSA System Attributes\n=====================\nRuntime Version:         1.1\n\n==========\n"
             "HSA Agents\n==========\n*******\nAgent 1\n*******\n  Name:                    AMD Ryzen 9 7950X\n"
-            "  Device Type:             CPU\n")
+            "  Device Type:             CPU\n*** Done ***\n")
     found = [f for f in judge(read_paste(text, "mixed"), load_dataset()) if f.code == "unknown.devices"]
     assert found and "rocminfo output shows none" in found[0].message
+    cut = text.replace("*** Done ***\n", "")  # cut inside the CPU's agent: it does not show that there is none
+    found = [f for f in judge(read_paste(cut, "mixed"), load_dataset()) if f.code == "unknown.devices"]
+    assert found and "does not name it" in found[0].message
 
 
 def test_a_paste_showing_kfd_fail_to_open_is_not_also_called_unknown_access() -> None:
@@ -1032,6 +1036,21 @@ def test_an_nvidia_smi_cut_at_its_header_leaves_the_gpu_unknown_not_absent() -> 
               "My environment is `pytorch==1.7.1+cu110`\n")
     found = {f.code: f for f in judge(read_paste(header, "x"), data)}
     assert "gpu.none" not in found and "stops at its header" in found["unknown.devices"].message
+
+
+def test_a_rocminfo_cut_inside_the_cpu_agent_leaves_the_gpu_unknown_not_absent() -> None:
+    """``rocminfo | head -40`` stops inside the CPU's agent: the GPU agents after it are not shown, so the paste
+    shows no GPU only when rocminfo ran to its ``*** Done ***`` line."""
+    data = load_dataset()
+    whole = (FIXTURES / "rocminfo" / "rx7900xtx-gfx1100-rocm6.2.2.txt").read_text()
+    lines = whole.splitlines()
+    second = next(i for i, line in enumerate(lines) if line.strip().startswith("Agent 2"))
+    cut = "```\n" + "\n".join(lines[:second - 2]) + "\n```\n"  # no command line saying it was cut
+    found = {f.code for f in judge(read_paste(cut, "x"), data)}
+    assert "gpu.none" not in found and "unknown.devices" in found
+    cpu_only = "\n".join(lines[:second - 2] + ["*** Done ***"]) + "\n"  # ran to the end: no GPU agent at all
+    assert "gpu.none" in {f.code for f in judge(read_paste(cpu_only, "x"), data)}
+    assert "gpu.none" not in {f.code for f in judge(read_paste(whole, "x"), data)}
 
 
 def test_labelled_prints_of_a_conda_windows_prompt_are_read_in_order() -> None:

@@ -510,6 +510,7 @@ def _distinct(conflicts: Iterable[Conflict]) -> list[Conflict]:
     return kept
 
 
+_GPU_AGENT = re.compile(r"^\s*Device Type:\s*GPU", re.MULTILINE)
 _CPU_DEVICES_ASKED = re.compile(r"\b(?:local_)?devices\(\s*(?:backend\s*=\s*)?[\"']cpu[\"']")
 """A JAX call that asks for the CPU's devices (``jax.devices("cpu")``, ``jax.local_devices(backend='cpu')``): what it
 prints says nothing about the GPU."""
@@ -530,8 +531,9 @@ def read_paste(text: str, origin: str) -> Fingerprint:
         kind, confidence = classify(section)
         label = f"{section.where} ({kind})" if kind != "unrecognised" else section.where
         structured = _structured(kind, section, origin)
-        if kind == "rocminfo" and not re.search(r"^\s*Agent \d+", section.text, re.MULTILINE):
-            kind = "rocminfo-fragment"  # cut before the first agent (| head): it lists nothing
+        if kind == "rocminfo" and (not re.search(r"^\s*Agent \d+", section.text, re.MULTILINE) or (
+                "*** Done ***" not in section.text and not _GPU_AGENT.search(section.text))):
+            kind = "rocminfo-fragment"  # cut before the first agent, or inside the CPU's (| head): it lists no GPU
             label = f"{section.where} ({kind})"
         command = (section.command,) if section.command else ()  # on its own line: blank lines may follow it
         here = [c for c in [*clues(command, section.command_line, command_lines=1, gates=gates),
