@@ -33,7 +33,8 @@ NOT_ONE_PARSER = frozenset({"compat-sources", "runs-schema1", "pastes", "scan-co
                             "scan-corpus-holdout", "pastes-holdout3", "scan-corpus-holdout2",
                             "pastes-holdout4", "scan-corpus-holdout3", "pastes-holdout5",
                             "scan-corpus-holdout4", "scan-corpus-holdout5", "pastes-holdout6",
-                            "pastes-holdout7", "scan-corpus-holdout6", "pastes-holdout8", "scan-corpus-holdout7"})
+                            "pastes-holdout7", "scan-corpus-holdout6", "pastes-holdout8", "scan-corpus-holdout7",
+                            "pastes-holdout9", "scan-corpus-holdout8"})
 """Folders of other material: stored Runs, whole pastes (read by the paste reader), scan labels, example code."""
 
 
