@@ -1053,6 +1053,89 @@ def test_a_rocminfo_cut_inside_the_cpu_agent_leaves_the_gpu_unknown_not_absent()
     assert "gpu.none" not in {f.code for f in judge(read_paste(whole, "x"), data)}
 
 
+def _facts(text: str) -> dict[str, object]:
+    try:
+        fp = read_paste(text, "x")
+    except InputError:  # nothing recognised at all
+        return {"available": None, "torch": None, "gpus": [], "os": None, "cpu": None, "python": None,
+                "rocm": None, "driver": None, "cuda": None, "errors": []}
+    torch = fp.framework("torch")
+    return {"available": torch.accelerator_available.value if torch else None,
+            "torch": torch.version.value if torch else None, "gpus": [d.name.value for d in fp.devices],
+            "os": fp.host.os_name.value, "cpu": fp.host.cpu_model.value, "python": fp.host.python.value,
+            "rocm": str(fp.stack.rocm_version.value or "") or None, "driver": fp.stack.nvidia_driver_version.value,
+            "cuda": fp.stack.cuda_driver_version.value, "errors": sorted({e.code for e in fp.errors})}
+
+
+def test_ways_people_write_what_python_printed_from_the_ninth_held_out_set() -> None:
+    """pytorch#68611 (a lone `expr` line, then `false`), pytorch#43493 (`...` prints `False`), ROCm#1930
+    (`expr == value # True`), SLD#3 (`print(torch.__version__): 2.0.1+cu117`, `GPU: 3090`), ROCm#3910 (`gives`
+    on a line of its own under a print)."""
+    assert _facts("`torch.cuda.is_available() `\nfalse\n")["available"] is False
+    assert _facts('3. `python -c "import torch; print(torch.cuda.is_available());"` prints `False`\n')[
+        "available"] is False
+    compared = _facts('torch.cuda.is_available() == True #True\n'
+                      'torch.cuda.get_device_name(torch.cuda.current_device()) == "Radeon RX 570 Series" # True\n')
+    assert compared["available"] is True and compared["gpus"] == ["Radeon RX 570 Series"]
+    assert _facts('torch.cuda.is_available() == True\n')["available"] is None  # a test, not an answer
+    quoted = _facts("> GPU: 3090\n> print(torch.__version__): 2.0.1+cu117\n")
+    assert quoted["torch"] == "2.0.1+cu117" and quoted["gpus"] == ["3090"]
+    assert _facts("Memory: 3090\n")["gpus"] == []
+    gives = "`import torch\nprint(torch.cuda.is_available())`\n\ngives\n`False`\n"
+    assert _facts(gives)["available"] is False
+    assert _facts("`print(torch.cuda.is_available())`\nit returns `True`\n")["available"] is True
+    assert _facts("some text\ngives\nFalse\n")["available"] is None  # nothing printed above
+
+
+def test_issue_forms_fenced_command_runs_and_tool_lines_from_the_ninth_held_out_set() -> None:
+    """llama.cpp#16424 (an issue form copied as text), ROCm#1930 (commands without prompts in one fence),
+    ollama#8972 (libcuda's file name, the driver's CUDA version), NVIDIA container toolkit#1227 (nvidia-smi -L),
+    llama.cpp#15175 (nvidia-smi's cut name beside the whole one), llama.cpp#12012 (llama.cpp's CPU device)."""
+    form = _facts("### Hardware\n\nCPU\n\n2x Intel(R) Xeon(R) CPU E5-2683 v4 @ 2.10GHz\n\nROCm Version\n\n"
+                  "rocm-6.4.3\n")
+    assert form["cpu"] == "Intel(R) Xeon(R) CPU E5-2683 v4 @ 2.10GHz" and form["rocm"] == "6.4.3"
+    assert _facts("Python\n\n3.10.12\n")["python"] is None  # too common a word alone to be a question
+    fence = ("```\nuname -a\nLinux host 5.19.0-35-generic #36~22.04.1-Ubuntu SMP x86_64 GNU/Linux\n"
+             "cat /etc/lsb-release \nDISTRIB_ID=Ubuntu\nDISTRIB_RELEASE=22.04\nDISTRIB_CODENAME=jammy\n"
+             'DISTRIB_DESCRIPTION="Ubuntu 22.04.2 LTS"\n\ndocker run -it --device=/dev/kfd rocm/pytorch:latest bash\n'
+             "\npython3\nimport torch\n```\n")
+    assert _facts(fence)["os"] == "Ubuntu 22.04.2 LTS"
+    ollama = _facts('level=INFO msg="inference compute" id=GPU-6c0b library=cuda variant=v12 compute=6.1 '
+                    'driver=12.4 name="NVIDIA GeForce GTX 1050 Ti" total="3.9 GiB"\n'
+                    "initializing /usr/lib/x86_64-linux-gnu/libcuda.so.550.40.07\n")
+    assert ollama["driver"] == "550.40.07" and ollama["cuda"] == "12.4"
+    listing = ("```\n(host) # nvidia-smi -L\nGPU 0: NVIDIA A10 (UUID: GPU-f15a)\nGPU 1: NVIDIA A10 (UUID: GPU-466b)\n"
+               "GPU 2: Tesla T4 (UUID: GPU-bf50)\n```\n")
+    assert _facts(listing)["gpus"] == ["NVIDIA A10", "NVIDIA A10", "Tesla T4"]
+    cut = ("ggml_cuda_init: found 1 CUDA devices:\n  Device 0: NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation "
+           "Edition, compute capability 12.0, VMM: yes\n```\n$ nvidia-smi\n"
+           "|   0  NVIDIA RTX PRO 6000 Blac...    On  |   00000000:00:10.0 Off |                  Off |\n```\n")
+    assert _facts(cut)["gpus"] == ["NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"]
+    assert _facts("register_device: registered device CPU (Intel(R) Celeron(R) CPU G3930 @ 2.90GHz)\n"
+                  "CPU = G3930\n")["cpu"] == "Intel(R) Celeron(R) CPU G3930 @ 2.90GHz"
+    assert _facts("1. `conda create -yn env python=3.8 pip`\n")["python"] == "3.8"
+
+
+def test_runtime_errors_crashes_and_nvml_in_a_container_are_evidence() -> None:
+    """pytorch#126015 (HIP error: invalid argument), ROCm#1930 (gdb stopped inside libamdhip64), TheRock#2595 (a
+    bare segmentation fault), nvidia-container-toolkit#1227 (NVML Unknown Error); a more telling code on the same
+    line wins over the generic one (cuInit)."""
+    assert _facts("RuntimeError: HIP error: invalid argument\n")["errors"] == ["gpu_runtime_error"]
+    assert _facts("RuntimeError: HIP error: invalid device function\n")["errors"] == ["invalid_device_function"]
+    assert _facts("0x00007fb4d0e534c5 in ?? () from /opt/rocm/lib/libamdhip64.so.5\n")["errors"] == [
+        "segfault_in_hip_runtime"]
+    assert _facts("#3  0x00007fb4d0e068dc in ?? () from /opt/rocm/lib/libamdhip64.so.5\nok\n")["errors"] == []
+    assert _facts("Segmentation fault (core dumped)\n")["errors"] == ["process_segfault"]
+    assert _facts("Failed to initialize NVML: Unknown Error\n")["errors"] == ["nvml_unknown_error"]
+    assert _facts("E cuda_driver.cc:152] failed call to cuInit: INTERNAL: CUDA error: Failed call to cuDeviceGet: "
+                  "CUDA_ERROR_NOT_FOUND\n")["errors"] == ["cuda_init_failed"]
+    data = load_dataset()
+    codes = {f.code: f for f in judge(read_paste("Failed to initialize NVML: Unknown Error\n", "x"), data)}
+    assert codes["error.nvml_unknown_error"].severity is Severity.BLOCKER
+    pip = judge(read_paste("$ pip list | grep torch\ntorch 1.6.0\n>>> torch.cuda.is_available()\nFalse\n", "x"), data)
+    assert any(f.code == "torch.gpu_not_available" and f.severity is Severity.BLOCKER for f in pip)
+
+
 def test_labelled_prints_of_a_conda_windows_prompt_are_read_in_order() -> None:
     """Wan2GP#898: `(wan2gp) D:\\Wan2GP>python -c "...print('CUDA OK', torch.cuda.is_available())..."` with a
     UserWarning between the printed lines."""

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from gpuready.compat.load import UPDATE_HINT
 from gpuready.compat.query import arch_in_list, install_command, newest_torch, parse_version, wheels_for_arch
+from gpuready.compat.rules.access import LISTING_KINDS
 from gpuready.compat.rules.context import Accelerator, Context, finding
 from gpuready.compat.schema import Backend
 from gpuready.model import BuildVariant, FactStatus, Finding, Severity, Vendor
@@ -93,8 +94,13 @@ def wrong_flavour(context: Context) -> Iterator[Finding]:
                       evidence=evidence, remedy=remedy, source_url="https://pytorch.org/get-started/locally/")
     elif variant is BuildVariant.UNKNOWN and not torch.accelerator_available.value:
         yield finding("unknown.torch_flavour", Severity.WARN,
-                      f"Could not tell whether torch {torch.version.value} is a ROCm, CUDA or CPU build.",
+                      f"Could not tell whether {_named(torch.version.value)} is a ROCm, CUDA or CPU build.",
                       evidence=evidence, remedy="run `gpuready env` on the machine itself (it asks torch directly)")
+
+
+def _named(version: str | None) -> str:
+    """``torch 2.4.1+rocm6.1``, or "torch (version not shown)" where a report does not give it."""
+    return f"torch {version}" if version else "torch (version not shown)"
 
 
 def import_failed(context: Context) -> Iterator[Finding]:
@@ -111,18 +117,31 @@ def import_failed(context: Context) -> Iterator[Finding]:
 
 
 def not_available(context: Context) -> Iterator[Finding]:
-    """The build matches the GPU, yet torch sees no device."""
+    """The build matches the GPU, yet torch sees no device; or a report shows torch seeing none and lists no GPU."""
     torch = context.torch
-    if torch is None or not context.accelerators or torch.accelerator_available.value is not False:
+    if torch is None or torch.accelerator_available.value is not False:
+        return
+    fp = context.fingerprint
+    if not context.accelerators and fp.origin != "probe" and not any(n.kind in LISTING_KINDS for n in fp.sections):
+        yield finding("torch.gpu_not_available", Severity.BLOCKER,
+                      f"{_named(torch.version.value)} reports no usable GPU (torch.cuda.is_available() is False), and "
+                      "the report does not list the GPUs: either there is none, or torch cannot use it.",
+                      evidence={"torch": torch.version.value or ""},
+                      remedy="check that the torch build matches the GPU (a +rocm build for AMD, a +cu build for "
+                             "NVIDIA, not +cpu), then device access and the driver; paste `rocminfo` or `nvidia-smi` "
+                             "to tell which")
+        return
+    if not context.accelerators:
         return
     variant = torch_variant(context)
     matches = (variant is BuildVariant.ROCM and Vendor.AMD in context.vendors) or (
         variant is BuildVariant.CUDA and Vendor.NVIDIA in context.vendors) or variant is BuildVariant.UNKNOWN
     if not matches:
         return
+    named = (f"torch {torch.version.value} ({variant.value} build)" if torch.version.value else
+             f"torch ({variant.value} build, version not shown)")
     yield finding("torch.gpu_not_available", Severity.BLOCKER,
-                  f"torch {torch.version.value or ''} ({variant.value} build) cannot see the GPU that is present: "
-                  "torch.cuda.is_available() is False.",
+                  f"{named} cannot see the GPU that is present: torch.cuda.is_available() is False.",
                   evidence={"torch": torch.version.value, "GPUs": [a.label for a in context.accelerators]},
                   remedy="check device access (/dev/kfd and /dev/dri for AMD, /dev/nvidia* for NVIDIA), "
                          "*_VISIBLE_DEVICES, and that the kernel driver is loaded; see the other findings")

@@ -72,13 +72,14 @@ _PRINTED: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), f
     (r"^torch\.version\.hip$", "torch.hip", "version"),
     (r"^torch\.version\.cuda$", "torch.cuda", "version"),
     (r"^torch\.cuda\.is_available\(\)$", "torch.available", "bool"),
-    (r"^torch\.cuda\.get_device_name\(\s*\w*\s*\)$", "gpu.name", "gpu"),
+    (r"^torch\.cuda\.get_device_name\((?:\s*\w*\s*|torch\.cuda\.current_device\(\))\)$", "gpu.name", "gpu"),
     (r"^jax\.__version__$", "jax.version", "version"),
     (r"^jaxlib\.__version__$", "jaxlib.version", "version"),
     (r"^(?:sys\.version|platform\.python_version\(\))$", "host.python", "version"),
 ))
 """Python expressions people print, with the field each shows and the shape its value has."""
-_SHAPES = {"version": re.compile(r"^'?(\d+\.\d+[\w.+\-]*)'?"), "bool": re.compile(r"^(True|False)$")}
+_SHAPES = {"version": re.compile(r"^'?(\d+\.\d+[\w.+\-]*)'?"), "bool": re.compile(r"^(?i:(true|false))$")}
+"""A person retyping a REPL's answer may write it in lower case (``false``)."""
 
 
 def printed_field(expression: str) -> tuple[str, str] | None:
@@ -94,7 +95,7 @@ def fitted(value: str, shape: str) -> str | None:
         value = value.strip().strip("'\"")  # a REPL shows a string with its quotes
         return value if looks_like_gpu(value) else None
     match = _SHAPES[shape].match(value)
-    return match.group(1) if match else None
+    return (match.group(1).capitalize() if shape == "bool" else match.group(1)) if match else None
 
 
 def _printed_label(match: re.Match[str]) -> Iterator[Found]:
@@ -251,6 +252,10 @@ def gpu_mentions(text: str) -> Iterator[tuple[str, int]]:
         yield name, int(count)
 
 
+_GEFORCE_NUMBER = re.compile(r"(?:[1-5]0[5-9]0)(?: ?(?:Ti|SUPER))?")
+"""A GeForce model number given alone after a GPU label (``GPU: 3090``): what people call the card."""
+
+
 def _named_gpu(value: str, explicit: bool) -> Iterator[Found]:
     """A GPU as someone typed it: ``AMD Radeon 780M (amdgcn-amd-amdhsa--gfx1103, ...)``, ``MI210x4 with infinity
     fabric``, ``GIGABYTE AMD Radeon RX 6650 XT (Driver Version 23.10.2)``, ``gfx1010 (AMD Radeon RX 5700)``."""
@@ -263,7 +268,8 @@ def _named_gpu(value: str, explicit: bool) -> Iterator[Found]:
     if count:
         name = re.sub(r"^\d{1,2}\s*[x×]\s*|(?<=\w)[x×]\d{1,2}\b.*$", "", name).strip()
     if looks_like_gpu(name) or (explicit and re.search(r"[A-Za-z]", name) and re.search(r"\d", name)
-                                and len(name) <= 60 and not looks_like_cpu(name)):
+                                and len(name) <= 60 and not looks_like_cpu(name)) or (
+            explicit and _GEFORCE_NUMBER.fullmatch(name)):  # "GPU: 3090"
         if not looks_like_gpu(name) or len(name) > 40:
             mention = next(gpu_mentions(name), None)
             if mention is not None and not explicit:
@@ -358,6 +364,7 @@ def labelled(label: str, value: str) -> Iterator[Found]:
             yield field, value
     elif field == "host.cpu":
         value = re.sub(r"^(?i:model name)\s*:\s*", "", value)  # "CPU: model name : AMD Ryzen ..." (/proc/cpuinfo's)
+        value = re.sub(r"^\d{1,2}\s*[x×]\s+(?=\S)", "", value)  # "2x Intel(R) Xeon(R) ...": the model, not the count
         if not looks_like_gpu(value) or looks_like_cpu(value):
             yield field, re.sub(r"\s*\(\d+\s*(?:cores?|threads?|CPUs?)\b[^)]*\)$", "", value, flags=re.IGNORECASE)
     else:
@@ -366,7 +373,8 @@ def labelled(label: str, value: str) -> Iterator[Found]:
         elif field == "stack.rocm" and re.match(r"(?i)cuda\b", value):
             field = "stack.cuda"
         version = re.match(r"^v?(\d+\.\d+(?:\.\d+)?[\w.+\-]*)", re.sub(
-            r"^(?i:rocm|cuda|python|torch)\s*(?:==|=|v)?\s*", "", value))  # "torch==2.3.0+rocm6.0"
+            r"^(?i:rocm|cuda|python|torch|linux)\s*(?:==|=|v|-)?\s*", "", value))  # "torch==2.3.0+rocm6.0"
+        # (hostnamectl's "Kernel: Linux 5.15.0-25-generic")
         if version and not (field == "stack.nvidia_driver" and not re.match(r"\d{3}\.", version.group(1))):
             yield field, version.group(1)
 
@@ -444,6 +452,9 @@ def _ollama(match: re.Match[str]) -> Iterator[tuple[str, str]]:
         value = (found.group(1) if found.group(1) is not None else found.group(2)) if found else None
         if value:
             yield field, value
+    cuda = re.search(r'\blibrary=cuda\b.*\bdriver=(\d+\.\d+)\b', line)
+    if cuda:  # the CUDA version the NVIDIA driver supports (nvidia-smi's "CUDA Version")
+        yield "stack.cuda", cuda.group(1)
 
 
 def _ollama_env(match: re.Match[str]) -> Iterator[Found]:
@@ -568,8 +579,11 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      _torch_variant, ("+rocm", "+cu", "+cpu")),
     (r"name='([^']+)'.*?gcnArchName='(gfx[0-9a-f]+)", _many(("gpu.name", 1), ("gpu.arch", 2))),
     (r"\b(Cuda|Rocm|Gpu|Cpu|cuda|rocm|gpu|cpu)(?:Device)?\(id=(\d+)\)", _jax_device, "(id="),
-    (r"^\s*(?P<expr>(?:torch|jax|jaxlib)\.[\w.]+(?:\(\s*\w*\s*\))?)\s*[:=]\s*(?P<value>\S.*)", _printed_label,
-     ("torch.", "jax")),
+    # `torch.cuda.is_available() == True  # True`: a comparison its writer marked as holding
+    (r"^\s*(?P<expr>(?:torch|jax)\.[\w.]+(?:\((?:[^()]|\([^()]*\))*\))?)\s*==\s*(?P<value>\S.*?)\s*#\s*True\s*$",
+     _printed_label, ("torch.", "jax")),
+    (r"^\s*(?P<print>print\(\s*)?(?P<expr>(?:torch|jax|jaxlib)\.[\w.]+(?:\(\s*\w*\s*\))?)(?(print)\s*\))\s*[:=]\s*"
+     r"(?P<value>\S.*)", _printed_label, ("torch.", "jax")),  # also `print(torch.__version__): 2.0.1+cu117`
     (r"^jax:\s+(\d\S*)", _one("jax.version"), "jax:"),
     (r"^device info:\s*(?P<kind>.+?)-(?P<count>\d+),\s*\d+ local devices", _jax_device_info, "device info:"),
     (r"^jaxlib:\s+(\d\S*)", _one("jaxlib.version")),
@@ -632,7 +646,8 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"\b(?:torch|pytorch|PyTorch)(?:\s+v?|==)(\d+\.\d+\.\d+(?:\.?(?:dev|a|b|rc)\d+)?\+(?:rocm|cu|cpu)[\w.]*?)(?=[\s,;)`]|\.?$)",
      _one("torch.version"), ("torch ", "pytorch ", "torch==")),
     (r"^(?!\s*(?:if|elif|assert|while|return)\b)(?!.*\b(?:expect\w*|should|want\w*|hope\w*)\b).*?"
-     r"\btorch\.cuda\.is_available\(\)['\"`]?\s*(?:(?<![=!<>])=(?!=)|->|returns|:)\s*['\"`]?(True|False)\b",
+     r"\btorch\.cuda\.is_available\(\)(?:\)?;?\)?['\"`]{0,2})?\s*(?:(?<![=!<>])=(?!=)|->|returns|prints|outputs|:)\s*"
+     r"['\"`]?(True|False)\b",
      _one("torch.available"),
      "is_available()"),  # what it printed, not a test of it nor what was expected
     (r"\bTorch backend: (?:AMD ROCm HIP|nVidia CUDA|NVIDIA CUDA) (\d\S*)", _one("torch.backend")),
@@ -640,6 +655,9 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"\bPython (\d+\.\d+\.\d+) on (?:Linux|Windows|linux|win32|darwin)", _one("host.python"), "python "),
     (r"\bfor GPU arch\s*:\s*(gfx[0-9a-f]{3,4})", _one("gpu.arch")),
     (r'msg="inference compute".*', _ollama),
+    (r"\bregistered device CPU \((.+)\)\s*$", _one("host.cpu"), "registered device cpu"),  # llama.cpp's
+    (r"\blibcuda\.so\.(\d{3}\.\d+(?:\.\d+)?)\b", _one("stack.nvidia_driver"), "libcuda.so."),  # the driver's own
+    (r"\bconda create\b.*\bpython=(\d\.\d{1,2})\b", _one("host.python"), "conda create"),  # the environment's Python
     (r'msg="(?:hip|cuda) device" .*', _ollama, ("hip device", "cuda device")),  # ollama 0.1: one line per GPU found
     # NVML's own version is the user-space driver's: "NVML library version: 580.159"
     (r"\bNVML library version\s*[:=]?\s*(\d{3}\.\d+(?:\.\d+)?)", _one("stack.nvidia_driver")),
@@ -708,6 +726,15 @@ line), the first word of a label :func:`labelled` reads, a question's included: 
 _MAYBE_HEADING = ("#", "**")
 """What a heading (``### OS``, ``**GPU**``) cannot do without."""
 
+_PRINT_CALL = re.compile(r"\bprint\(\s*((?:torch|jax|jaxlib)\.[\w.]+(?:\([^()]*\))?)\s*\)")
+_SAID = re.compile(r"^\s*(?:(?:and\s+)?it\s+|which\s+|that\s+)?(?:gives|returns|prints|outputs|output|result|shows)"
+                   r"\s*:?\s*(?P<value>\S*)\s*$", re.IGNORECASE)
+"""What a person writes below a print: ``gives`` (the value on the next line), ``returns `False```."""
+_BARE_LABEL = re.compile(r"^\s*[A-Za-z][A-Za-z /()\-]{1,38}$")
+"""A line that can be a label alone (no digit, no colon): an issue form's question copied as plain text."""
+_TOO_GENERIC = frozenset({"system", "platform", "device", "card", "hardware", "graphics", "architecture", "python",
+                          "torch", "pytorch", "jax", "cuda", "rocm", "kernel", "accelerator"})
+"""Words that stand alone on a line for many reasons besides asking for a value below."""
 _HEADING = re.compile(r"^\s*(?:#{2,6}\s+(?P<a>[^#].{0,60}?)|\*\*(?P<b>[^*]{1,60}?):?\*\*:?)\s*$")
 """An issue form's question (``### Operating System``) whose answer is the next line with text."""
 
@@ -886,6 +913,7 @@ def _read_lines(lines: Sequence[str], first_line: int, gates: LineGates, is_pros
                 mixed: bool = False) -> Iterator[Clue]:
     """The clues of lines that are not commands (:func:`clues`), each tried only with what can match it."""
     question = ""
+    printed_expr, printed_at, awaiting = "", 0, ""  # a print(...) seen above, and "gives" said of it
     rules_of, headings = gates.rules.get, gates.headings
     (label_rule, label_take), (table_rule, table_take), (short_rule, short_take) = (rule for rule, _ in _FALLBACK)
     for number, line in enumerate(lines, first_line):
@@ -905,12 +933,34 @@ def _read_lines(lines: Sequence[str], first_line: int, gates: LineGates, is_pros
             if not is_read_label(question):
                 question = ""  # a heading no label is read under: its answer is read as any line
             continue
+        if "print(" in line and (call := _PRINT_CALL.search(line)) and printed_field(call.group(1)):
+            printed_expr, printed_at = call.group(1), number
+        elif awaiting and line.strip():
+            known, awaiting = printed_field(printed_expr), ""
+            if known and (value := fitted(line.strip().strip("`'\" "), known[1])) is not None:
+                found_here = True
+                yield Clue(known[0], value, number, LABELLED)
+                continue
+        elif printed_expr and number - printed_at <= 4 and len(line) <= 40 and (said := _SAID.match(line)):
+            known = printed_field(printed_expr)
+            value = said.group("value").strip().strip("`'\" ")
+            if not value:  # "gives", then the value on a line of its own
+                awaiting = printed_expr
+                continue
+            if known and (taken := fitted(value, known[1])) is not None:
+                found_here = True
+                yield Clue(known[0], taken, number, LABELLED)
+                continue
         if question and line.strip():
             for item in labelled(question, line):
                 if (clue := _clue(item, number, LABELLED)) is not None:
                     found_here = True
                     yield clue
             question = ""
+        if not found_here and len(line) <= 40 and is_prose and _BARE_LABEL.match(line) and (
+                line.strip().lower() not in _TOO_GENERIC and is_read_label(line.strip())):
+            question = line.strip()  # an issue form copied as text: "ROCm Version", a blank line, "rocm-6.4.3"
+            continue
         if not found_here and len(line) <= 200:  # the fallbacks, each tried (a label line may also be a bare fact)
             if (":" in line or "=" in line or "|" in line or "..." in line or "：" in line) and (
                     _MAYBE_LABELLED.match(line)):  # a label's mark, and a label

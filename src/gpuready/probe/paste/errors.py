@@ -47,13 +47,18 @@ def error_patterns() -> tuple[ErrorPattern, ...]:
 
 _HINT = ("error", "fail", "denied", "fault", "not ", "no ", "unable", "cannot", "insufficient", "invalid", "hang",
          "timeout", "unsupported", "ignor", "fall", "cpu", "segment", "reset", "killed", "exception", "sigsegv", "true",
-         "false", "terminated", "matching", "native", "could not", "_c", "physical_device", "gpus available", "err!")
+         "false", "terminated", "matching", "native", "could not", "_c", "physical_device", "gpus available", "err!",
+         "libamdhip64", "libhsa-runtime64")
 """A lower-cased line without any of these words is no error line: the patterns are not tried on it (a
 case-insensitive pattern costs several times more than a plain search of the lower-cased lines for these words)."""
 
 
 _LONGEST = 4000
 """Longer lines are not read for errors."""
+
+
+GENERIC = frozenset({"gpu_runtime_error", "process_segfault"})
+"""Codes for any runtime error or crash: on a line a more telling code also names, that one says it."""
 
 
 @dataclass(frozen=True)
@@ -104,11 +109,12 @@ def errors_in(lines: tuple[str, ...] | list[str], first_line: int, section: str,
         line = lines[offset]
         if len(line) > _LONGEST:
             continue
-        done: set[str] = set()
+        done: dict[str, ErrorSeen] = {}
         for position in positions:
             _, pattern, known = flat[position]
             if known.code not in done and pattern.found(line):
-                done.add(known.code)
                 detail = known.detail.search(line) if known.detail else None
-                yield ErrorSeen(known.code, line.strip()[:300], f"line {first_line + offset}, {section}",
-                                detail.group(1) if detail else "", line=first_line + offset)
+                done[known.code] = ErrorSeen(known.code, line.strip()[:300], f"line {first_line + offset}, {section}",
+                                             detail.group(1) if detail else "", line=first_line + offset)
+        specific = any(code not in GENERIC for code in done)
+        yield from (seen for code, seen in done.items() if not (specific and code in GENERIC))

@@ -196,8 +196,8 @@ def _devices(found: dict[str, list[Clue]], labels: dict[int, str],
              conflicts: list[Conflict]) -> tuple[Device, ...]:
     """The GPUs a tool listed; where no tool did, the GPU the person named (``4x MI210`` is four), the
     best-ranked name first, other names kept as a conflict."""
-    listed = _unique([c for c in found.get("gpu.name", []) + found.get("agent.marketing", [])
-                      if not _is_cpu_name(c.value) and not _cut_short(c.value)])
+    listed = _listed([c for c in found.get("gpu.name", []) + found.get("agent.marketing", [])
+                      if not _is_cpu_name(c.value) and not _cut_short(c.value)], labels)
     archs = _unique(sorted(found.get("gpu.arch", []), key=lambda c: (c.rank, c.line)))
     tool_archs = [c for c in archs if c.rank == TOOL]
     if listed:
@@ -229,6 +229,35 @@ def _devices(found: dict[str, list[Clue]], labels: dict[int, str],
                                                                       for c in named[:1])))
     arch = (tool_archs or archs)[0] if (tool_archs or archs) else None
     return tuple(_device(i, best, arch, labels) for i in range(max(1, min(best.count, 64))))
+
+
+def _listed(found: list[Clue], labels: dict[int, str]) -> list[Clue]:
+    """The GPUs tools named, each name once, but as many times as one section lists it on lines in a row
+    (``nvidia-smi -L``: ``GPU 0: NVIDIA A10`` then ``GPU 1: NVIDIA A10`` are two)."""
+    lines: dict[tuple[str, str], list[int]] = {}
+    for clue in found:
+        lines.setdefault((clue.value, labels.get(clue.line, "")), []).append(clue.line)
+    runs: dict[str, int] = {}
+    for (value, _), numbers in lines.items():
+        numbers = sorted(set(numbers))
+        longest = run = 1
+        for before, after in zip(numbers, numbers[1:], strict=False):
+            run = run + 1 if after == before + 1 else 1
+            longest = max(longest, run)
+        runs[value] = max(runs.get(value, 1), longest)
+    kept = _unique(found)
+    names = [clue.value for clue in kept]
+    kept = [clue for clue in kept if not _cut_by_the_table(clue.value, names)]
+    return [clue for clue in kept for _ in range(min(runs.get(clue.value, 1), 64))]
+
+
+def _cut_by_the_table(name: str, names: list[str]) -> bool:
+    """``NVIDIA RTX PRO 6000 Blac...`` (nvidia-smi's column cuts long names) where another tool gives the whole
+    name that begins so: the same GPU, not a second one."""
+    cut = clean_gpu_name(name)
+    return name.rstrip().endswith(("...", "…")) and any(
+        other != name and clean_gpu_name(other).startswith(cut) and len(clean_gpu_name(other)) > len(cut)
+        for other in names)
 
 
 def _cut_short(name: str) -> bool:

@@ -31,6 +31,7 @@ _PROMPT = re.compile(
     r"|(?:\([\w.\- ]+\)\s*)?[A-Za-z]:\\[^>]{0,200}>\s*(?P<f>\S.*)"  # cmd.exe, "(env) D:\dir>" in conda
     r"|>>>\s+(?P<g>\S.*)"  # Python
     r"|In \[\d+\]:\s+(?P<h>\S.*)"  # IPython
+    r"|`\s*(?P<i>(?:torch|jax|tf)\.[\w.]+\([^`]*\))\s*`\s*"  # `torch.cuda.is_available()` alone, its value below
     r")$")
 _COMMAND_WORDS = re.compile(
     r"^(sudo\s+)?(python\d?(\.\d+)?|python3|py|pip\d?|conda|uv|rocminfo|rocm-smi|amd-smi|nvidia-smi|nvcc|hipconfig|"
@@ -48,7 +49,8 @@ _BANNERS = re.compile(
 
 _MAYBE_SPECIAL = ("```", "~~~", "<", "$", "#", "%", ">", "❯", "➜", "λ", "»", "Collecting environment information",
                   "ROCm System Management Interface", "ROCk module", "NVSMI LOG", "+----------",
-                  "NVIDIA-SMI has failed", "AMDSMI Tool:", "jax:", "Traceback (most", "---", "===", "In [")
+                  "NVIDIA-SMI has failed", "AMDSMI Tool:", "jax:", "Traceback (most", "---", "===", "In [", "`torch.",
+                  "`jax.", "`tf.", "` torch.")
 """What a fence, a details tag, a prompt or a banner cannot do without: lines without any are none of those."""
 _MAYBE_SPECIAL_LOWER = tuple(dict.fromkeys(mark.lower() for mark in _MAYBE_SPECIAL))
 
@@ -122,6 +124,14 @@ def prompt_command(line: str) -> str | None:
     return command.strip()
 
 
+_NEXT_TOOL = re.compile(r"^\s*(?:sudo\s+)?(?:cat\s+/(?:etc|proc|opt|sys)/\S+|uname\s+-\w+|lsb_release\s+-\w+|"
+                        r"rocminfo(?:\s.*)?|rocm-smi(?:\s.*)?|amd-smi(?:\s.*)?|nvidia-smi(?:\s.*)?|"
+                        r"pip3?\s+(?:list|freeze|show)\b.*|dpkg\s+-l\b.*|hipconfig\b.*|python3?(?:\s+-c\s.*)?|"
+                        r"docker\s+run\s.*)\s*$")
+"""Commands that print a tool's output, typed without a prompt inside a fenced block that opened with one
+(``uname -a`` ... then ``cat /etc/lsb-release``): each starts a section of its own."""
+
+
 def _bare_command(line: str) -> bool:
     """A line that is a command typed without a prompt: ``rocminfo | grep gfx``, ``python3 -m pip list``,
     ``HSA_OVERRIDE_GFX_VERSION=10.3.0 python -c "..."`` (and not output such as ``Python 3.10.6 (main, ...)``)."""
@@ -131,7 +141,8 @@ def _bare_command(line: str) -> bool:
     text = re.sub(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+", "", text)
     if not _COMMAND_WORDS.match(text):
         return False
-    return bool(re.search(r"\s-{1,2}\w|\||\.py\b|^\S+$|\s(list|freeze|show|version|static|topo)\b", text))
+    return bool(re.search(r"\s-{1,2}\w|\||\.py\b|^\S+$|\s(list|freeze|show|version|static|topo)\b|^cat\s+/\S+$",
+                          text))
 
 
 def segment(text: str) -> list[Section]:
@@ -172,6 +183,10 @@ def segment_lines(lines: list[str], joined: JoinedLines | None = None) -> list[S
             continue
         if fenced and not current and not command and _bare_command(line):
             command, command_line, start = line.strip(), number, number + 1  # a fenced block opening with its command
+            continue
+        if fenced and command and current and _NEXT_TOOL.match(line):  # the next command of a block that opened so
+            close(number - 1)
+            command, command_line, start = line.strip(), number, number + 1
             continue
         if not marked:
             pass
