@@ -119,11 +119,14 @@ def branches(lines: Sequence[str]) -> list[str]:
     return states
 
 
-_WARP_SYNC = re.compile(r"__shfl|__ballot|__syncwarp|__activemask|__any_sync|__all_sync|__reduce_\w+_sync|"
+_WARP_SYNC = re.compile(r"__shfl|\b(?:WARP_)?SHFL(?:_SYNC)?\s*\(|__ballot|__syncwarp|__activemask|__any_sync|"
+                        r"__all_sync|__reduce_\w+_sync|"
                         r"__match_\w+_sync|WarpReduce|WarpScan|cub::Warp|tiled_partition|\bwmma::|mma\.sync|"
                         r"\bldmatrix\b|\bmma_sync\s*\(")
 """Warp-synchronous code: shuffles, votes, warp primitives, and tensor-core fragments (a warp of 32 lanes holds one
-``wmma`` / ``mma.sync`` tile between them)."""
+``wmma`` / ``mma.sync`` tile between them). A project's own shuffle macro counts where it reads a lane by number
+(``SHFL_SYNC(mask, v, i)``: lanes 32-63 of a wavefront read lanes 0-31); its relative ones (``SHFL_UP_SYNC``) are
+left to the intrinsics they wrap."""
 _BOUNDED_SHUFFLE = re.compile(r"__shfl\w*\s*\((?:[^()]|\([^()]*\))*,\s*(?:32|16|8|4|2)\s*\)")
 """A shuffle given its width (32 or less) as the last argument: it works within groups of that many lanes on a
 64-lane wavefront too, so 32-lane index arithmetic beside it is a consistent logical grouping."""

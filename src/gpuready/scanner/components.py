@@ -219,6 +219,27 @@ def _edges(imports: dict[str, list[tuple[str, bool]]]) -> tuple[dict[str, str], 
     return modules, edges
 
 
+def optional_package_sources(paths: Iterable[str], optional: dict[str, str]) -> dict[str, str]:
+    """Kernel and C++ sources inside an optional Python package (``pkg/extensions/cuda/awq/gemm.cu`` under an
+    optional ``pkg.extensions.cuda``): the package compiles them when it is loaded, so they belong to its feature.
+    For projects whose install builds no extension (what the install compiles is the install's, whatever folder
+    it stands in)."""
+    packages = {path.rsplit("/", 1)[0]: feature for path, feature in optional.items() if path.endswith("/__init__.py")}
+    if not packages:
+        return {}
+    found: dict[str, str] = {}
+    for path in paths:
+        if path.endswith(".py"):
+            continue
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        while folder:
+            if folder in packages:
+                found[path] = packages[folder]
+                break
+            folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+    return found
+
+
 _NOT_FEATURES = frozenset({"all", "full", "complete", "dev", "develop", "test", "tests", "testing", "doc", "docs",
                            "lint", "style", "quality", "build", "default", "core", "extra", "extras"})
 """Extra names that are groups of tools or of everything, never one feature's package."""

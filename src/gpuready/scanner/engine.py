@@ -43,6 +43,7 @@ from gpuready.scanner.components import (
     core_subprojects,
     cuda_variants,
     optional_modules,
+    optional_package_sources,
     other_cmake_build,
     own_packages,
     requirements_component,
@@ -60,7 +61,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "24"
+SCANNER_VERSION = "25"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -385,7 +386,11 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     cuda_only.update(_included_only_by(cuda_only, sources))
     extras = [h[2] for relative, _, digest in entries if relative in ("setup.py", "pyproject.toml", "setup.cfg")
               for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", []) if h[0] == "extra_name"]
-    layout = Layout({**cuda_only, **optional_modules(imports, extras)}, tuple(p for p in nested if p not in core),
+    optional = optional_modules(imports, extras)
+    if "builds_extensions" not in root_build.get("setup.py", []) and not any(
+            "uses_cmake" in rules for rules in root_build.values()):  # kernels only loaders in the code compile
+        optional.update(optional_package_sources((r for r, kind, _ in entries if kind in ("kernel", "cpp")), optional))
+    layout = Layout({**cuda_only, **optional}, tuple(p for p in nested if p not in core),
                     cuda_variants(_install_folders(base, entries)))
     unused = unused_functions({relative: (fresh.get(digest) or known.get(digest) or {}).get("hits", [])
                                for relative, kind, digest in entries if kind in ("kernel", "cpp")}, sources)

@@ -214,8 +214,12 @@ class _Visitor(ast.NodeVisitor):
         """``torch.version.cuda and capability >= (9, 0)``: what follows a CUDA test in an ``and`` is evaluated on
         CUDA only."""
         after_cuda = 0
+        gate = isinstance(node.op, ast.And) and len(_conjuncts(node)) >= 3  # one of several conditions of a fast path
         for value in node.values:
+            truth_test = gate and _is_cuda_version(value)
+            self.cuda_branch_depth += truth_test  # `... and torch.version.cuda and capability >= 8 and ...`
             self.visit(value)
+            self.cuda_branch_depth -= truth_test
             if self.tests_vendor and isinstance(node.op, ast.And) and not after_cuda and _cuda_sides_of_test(value)[0]:
                 after_cuda = 1
                 self.cuda_branch_depth += 1
@@ -450,6 +454,18 @@ def _cuda_sides_of_test(node: ast.AST, test: str | None = None) -> tuple[bool, b
         return False, False
     negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
     return (cuda and not rocm) != negated, (rocm and not cuda) != negated
+
+
+def _conjuncts(node: ast.AST) -> list[ast.AST]:
+    """The conditions an ``and`` joins, nested ``and``s and parentheses flattened."""
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        return [part for value in node.values for part in _conjuncts(value)]
+    return [node]
+
+
+def _is_cuda_version(node: ast.AST) -> bool:
+    """``torch.version.cuda`` as a truth value (or an ``and`` holding it as one)."""
+    return any(isinstance(part, ast.Attribute) and dotted(part).endswith("version.cuda") for part in _conjuncts(node))
 
 
 def _reads_cuda_version(body: list[ast.stmt]) -> bool:

@@ -132,6 +132,14 @@ def test_lane_math_beside_width_bounded_shuffles_is_a_logical_32_lane_group(kb: 
     assert ("kernel.warp_size_32", 1) in _rule_lines(lane + bounded + "unsigned m = __ballot_sync(MASK, p);\n", kb)
 
 
+def test_a_projects_own_shuffle_macro_reading_a_lane_by_number_is_warp_synchronous(kb: KnowledgeBase) -> None:
+    """pytorch_sparse's spmm: ``lane_idx = thread_idx & (32 - 1)`` then ``SHFL_SYNC(FULL_MASK, v, i)`` (lanes 32-63
+    read lanes 0-31 of a wavefront); pytorch_scatter's segment_coo scans with ``SHFL_UP_SYNC`` only (left alone)."""
+    lane = "__global__ void k() { int lane_idx = thread_idx & (32 - 1); }\n"
+    assert ("kernel.warp_size_32", 1) in _rule_lines(lane + "v = SHFL_SYNC(FULL_MASK, row, i);\n", kb)
+    assert "kernel.warp_size_32" not in [r for r, _ in _rule_lines(lane + "v = SHFL_UP_SYNC(FULL_MASK, v, i);\n", kb)]
+
+
 def test_a_named_warp_width_of_32_counts_without_shuffles_and_tensor_core_tiles_are_warp_synchronous(
         kb: KnowledgeBase) -> None:
     """flash-fft-conv's `#define WARP_SIZE 32` beside wmma tiles, llm.c's `#define WARP_SIZE 32U` in a header with
@@ -253,6 +261,19 @@ def test_nvidia_only_helpers_predicates_and_lists_of_names() -> None:
     assert "python.version_cuda" in [h.rule for h in analyse_python(split)]
 
 
+def test_torch_version_cuda_as_one_of_several_conditions_of_a_fast_path_is_the_cuda_path() -> None:
+    """optimum-quanto: ``if qtype == qint4 and ... and (dev == "cuda" and torch.version.cuda) and cap >= 8 and ...``
+    picks an AWQ kernel on CUDA and the generic tensor otherwise; ``"cuda" if torch.version.cuda else "cpu"`` does
+    not."""
+    fast = ("import torch\nif qtype == 4 and size >= 128 and (dev == 'cuda' and torch.version.cuda) and ok():\n"
+            "    t = Awq()\n")
+    assert "python.version_cuda" not in [h.rule for h in analyse_python(fast)]
+    device = "import torch\ndevice = 'cuda' if torch.version.cuda else 'cpu'\n"
+    assert "python.version_cuda" in [h.rule for h in analyse_python(device)]
+    two = "import torch\nif torch.version.cuda and ok():\n    t = Awq()\n"  # two conditions: no fast path shown
+    assert "python.version_cuda" in [h.rule for h in analyse_python(two)]
+
+
 def test_capability_gates_that_misbranch_on_amd_only() -> None:
     def gates(expression: str) -> int:
         return sum(h.rule == "python.capability_gate" for h in analyse_python(
@@ -325,6 +346,32 @@ def test_a_package_named_after_an_extra_that_nothing_outside_imports_is_that_fea
     assert [h.detail for h in analyse_setup_py(literal) if h.rule == "extra_name"] == ["flash"]
     project = '[project]\nname = "x"\n[project.optional-dependencies]\ncutile = ["cuda-tile"]\n'
     assert [h.detail for h in analyse_pyproject(project) if h.rule == "extra_name"] == ["cutile"]
+
+
+def test_kernels_inside_an_optional_package_belong_to_its_feature(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """optimum-quanto: ``if torch.cuda.is_available(): if torch.version.cuda: from .cuda import *`` and the .cu files
+    under ``extensions/cuda/`` compiled by that package when loaded; with a root build that compiles extensions,
+    the same sources are the install's."""
+    files = {
+        "setup.py": "from setuptools import setup\nsetup(name='q')\n",
+        "q/__init__.py": "from .ext import *\n",
+        "q/ext/__init__.py": "import torch\nif torch.cuda.is_available():\n    from .cuda import *\n",
+        "q/ext/cuda/__init__.py": "from torch.utils.cpp_extension import load\n",
+        "q/ext/cuda/awq/gemm.cu": ("__global__ void k() { int lane = threadIdx.x % 32; "
+                                   "__shfl_xor_sync(0xffffffff, v, 1); }\n"),
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    lanes = [f for f in report.findings if f.code == "scan.kernel.warp_size_32"]
+    assert lanes and all(f.evidence["component"] == "feature q.ext.cuda" for f in lanes)
+    assert verdict(report.findings) == "portable"
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nfrom torch.utils.cpp_extension import "
+                                       "BuildExtension, CUDAExtension\nsetup(name='q', cmdclass={'build_ext': "
+                                       "BuildExtension})\n")
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    assert verdict(report.findings) == "blocked"
 
 
 def test_build_ci_and_container_files() -> None:
