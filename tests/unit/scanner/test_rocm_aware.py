@@ -172,6 +172,8 @@ def test_an_error_only_else_is_no_other_implementation_and_more_ptx_instructions
     ("  cuda::atomic_ref<int> ref(x);", "kernel.libcudacxx"),
     ("  k<< <grid, block >> >(x);", "kernel.launch_spaced_chevrons"),
     ("  nvrtcCompileProgram(prog, 0, nullptr);", "kernel.nvrtc"),
+    ("#include <nvshmem.h>", "kernel.nvshmem"),  # DeepEP's GPU-initiated all-to-all
+    ("  nvshmemx_barrier_all_on_stream(stream);", "kernel.nvshmem"),
     ("  auto g = cooperative_groups::tiled_partition<32>(block); __shfl_sync(0xffffffff, v, 0);",
      "kernel.warp_size_32"),
 ])
