@@ -54,6 +54,23 @@ def test_a_hostile_paste_cannot_inject_markup_into_the_reply(tmp_path: Path,
     assert "&lt;script&gt;" in out
 
 
+def test_the_replys_own_fixes_keep_their_code_spans_and_a_pasted_value_stays_inert(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A fix written with `rocminfo` in it shows as code, not as escaped backticks; a pasted GPU name with markup
+    inside a finding's message is escaped (or at most an inert code span)."""
+    paste = tmp_path / "issue.md"
+    paste.write_text("```\n$ pip list | grep torch\ntorch 1.6.0\n>>> torch.cuda.is_available()\nFalse\n```\n"
+                     "Failed to initialize NVML: Unknown Error\n", encoding="utf-8")
+    main(["doctor", "--no-save", "--md", "--from", str(paste)])
+    out = capsys.readouterr().out
+    assert "paste `rocminfo` or `nvidia-smi` to tell which" in out and "\\`" not in out
+    paste.write_text("### GPU\n\n`x` <b>RX 7900 XTX</b> [a](http://e)\n\ntorch.cuda.is_available() = False\n",
+                     encoding="utf-8")
+    main(["doctor", "--no-save", "--md", "--from", str(paste)])
+    out = capsys.readouterr().out
+    assert "<b>" not in out and "](http" not in out
+
+
 def test_the_text_report_lists_what_was_read_and_what_was_not(capsys: pytest.CaptureFixture[str]) -> None:
     main(["doctor", "--no-save", "--from", str(NOBINARY)])
     out = " ".join(capsys.readouterr().out.split())

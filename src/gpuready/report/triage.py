@@ -4,6 +4,7 @@ Every value from the paste is escaped: a paste cannot inject Markdown or HTML in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,6 +31,28 @@ _SEVERITY = {Severity.BLOCKER: "Blocker", Severity.WARN: "Warning", Severity.INF
 def _code(text: str) -> str:
     """A Markdown code span (no escapes are processed inside one: backticks and line breaks are all it fears)."""
     return "`" + " ".join(inert(text).split()).replace("`", "'") + "`"
+
+
+_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def _prose(text: str) -> str:
+    """gpuready's own sentence (a finding's message or fix) as Markdown: its `code` spans stay code spans, all else
+    is escaped (a pasted value inside it can at most make an inert code span)."""
+    text = " ".join(text.split())
+    parts, last = [], 0
+    for span in _SPAN.finditer(text):
+        parts += [_spaced(text[last:span.start()]), _code(span.group(1))]
+        last = span.end()
+    parts.append(_spaced(text[last:]))
+    return "".join(parts)
+
+
+def _spaced(text: str) -> str:
+    """``escape`` keeping a space at either end (between words and a code span)."""
+    if not text.strip():
+        return text
+    return (" " if text[0] == " " else "") + escape(text) + (" " if text[-1] == " " else "")
 
 
 def _shown(fact: Fact[Any]) -> str:
@@ -100,9 +123,9 @@ def render_triage(run: Run) -> str:
     if run.findings:
         lines += ["**Findings**", ""]
         for found in run.findings:
-            lines.append(f"- **{_SEVERITY[found.severity]}** {_code(found.code)}: {escape(found.message)}")
+            lines.append(f"- **{_SEVERITY[found.severity]}** {_code(found.code)}: {_prose(found.message)}")
             if found.remedy:
-                lines.append(f"  - Fix: {escape(found.remedy)}")
+                lines.append(f"  - Fix: {_prose(found.remedy)}")
             if found.source_url:
                 lines.append(f"  - Source: <{escape(found.source_url)}>")
         lines.append("")
