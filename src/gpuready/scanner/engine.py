@@ -388,7 +388,7 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
               for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", []) if h[0] == "extra_name"]
     optional = optional_modules(imports, extras)
     if "builds_extensions" not in root_build.get("setup.py", []) and not any(
-            "uses_cmake" in rules for rules in root_build.values()):  # kernels only loaders in the code compile
+            "uses_cmake" in rules for rules in root_build.values()):  # the install compiles nothing: code loads them
         optional.update(optional_package_sources((r for r, kind, _ in entries if kind in ("kernel", "cpp")), optional))
     layout = Layout({**cuda_only, **optional}, tuple(p for p in nested if p not in core),
                     cuda_variants(_install_folders(base, entries)))

@@ -33,9 +33,10 @@ _CREDITED = {"python.version_cuda", "python.nvcc_call", "python.cuda_home", "pyt
              "python.capability_gate", "triton.inline_asm", "python.nvidia_smi_call", "build.nvcc_flags"}
 """Rules whose hits in a file that handles ROCm, or in a CUDA-only branch, are the project's CUDA path next to its
 ROCm one: credited, not reported."""
-_CONFIG_STRINGS = frozenset({"flash_attention_2", "adamw_apex_fused", "apex_fused_adam", "paged_adamw_32bit",
-                             "paged_adamw_8bit", "adamw_bnb_8bit", "adamw_8bit", "paged_lion_8bit", "paged_lion_32bit",
-                             "lion_8bit", "paged_adam_32bit"})
+_APEX_CONFIGS = frozenset({"adamw_apex_fused", "apex_fused_adam"})
+_BNB_CONFIGS = frozenset({"paged_adamw_32bit", "paged_adamw_8bit", "adamw_bnb_8bit", "adamw_8bit", "paged_lion_8bit",
+                          "paged_lion_32bit", "lion_8bit", "paged_adam_32bit"})
+_CONFIG_STRINGS = frozenset({"flash_attention_2", *_APEX_CONFIGS, *_BNB_CONFIGS})
 """Configuration values that select an NVIDIA-only path (attention implementation, optimizer)."""
 _PREDICATE = re.compile(r"_*(?:has|is|can)_")
 """A function named as a yes/no question."""
@@ -245,9 +246,9 @@ class _Visitor(ast.NodeVisitor):
                 pass  # one of several names listed, none chosen
             elif text == "flash_attention_2":
                 self.hit("python.flash_attention_2_config", node, text)
-            elif text in ("adamw_apex_fused", "apex_fused_adam") or text.startswith("apex.optimizers"):
+            elif text in _APEX_CONFIGS or text.startswith("apex.optimizers"):
                 self.hit("python.apex_config", node, text)
-            elif text in _CONFIG_STRINGS:
+            elif text in _BNB_CONFIGS:
                 self.hit("python.bitsandbytes_config", node, text)
             elif text.startswith("-") and nvcc_flag(text) and not self.nvcc_flag_seen:
                 self.nvcc_flag_seen = True  # one per file: the flags come in lists
@@ -497,12 +498,11 @@ def cuda_only_functions(tree: ast.Module, text: str = "") -> frozenset[str]:
             body_cuda, else_cuda = _cuda_sides(node)
             cuda_parts.extend(node.body if body_cuda else node.orelse if else_cuda else [])
     nvidia_link = any(_CUDA_TEST.search(m.group(1)) for m in _ELIF_LINE.finditer(text)) if "elif" in text else False
-    for chain in ast.walk(tree) if nvidia_link else ():  # an if/elif chain with a link for NVIDIA and another link
-        link = chain
-        while isinstance(link, ast.If) and len(link.orelse) == 1 and isinstance(link.orelse[0], ast.If):
-            link = link.orelse[0]
-            if _cuda_sides(link)[0] and not link.orelse:
-                cuda_parts.extend(link.body)
+    links = {id(chain.orelse[0]): chain.orelse[0] for chain in (ast.walk(tree) if nvidia_link else ())
+             if isinstance(chain, ast.If) and len(chain.orelse) == 1 and isinstance(chain.orelse[0], ast.If)}
+    for link in links.values():  # the last link of an if/elif chain, for NVIDIA (another link stands before it)
+        if not link.orelse and _cuda_sides(link)[0]:
+            cuda_parts.extend(link.body)
     if not cuda_parts:
         return frozenset()
 

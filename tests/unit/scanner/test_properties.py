@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gpuready.scanner.engine import _analyse_batch
@@ -29,3 +29,24 @@ def test_analysers_never_crash(kind: str, text: str) -> None:
     assert not (hits and error)
     for rule, line, detail, optional in hits:
         assert isinstance(rule, str) and line >= 0 and isinstance(detail, str) and isinstance(optional, bool)
+
+
+@given(st.lists(st.sampled_from(["a", "src", "lib", ".", "", "..", "__init__.py", "m.py", ".py", "x.y.py", "b"]),
+                max_size=6), st.sampled_from(["", "/", "\\"]))
+def test_module_of_splits_paths_as_purepath_does(parts: list[str], lead: str) -> None:
+    """module_of splits strings (PurePosixPath cost a second on torch's tree); it must name the same module."""
+    from pathlib import PurePosixPath
+
+    from gpuready.scanner.components import module_of
+
+    path = lead + "/".join(parts)
+    assume(not path.replace("\\", "/").startswith("//"))  # POSIX keeps a '//' root: no scanned path has one
+    pure = PurePosixPath(path.replace("\\", "/"))
+    expected = None
+    if pure.suffix == ".py":
+        names = list(pure.parts)
+        names = names[1:] if names[0] in ("src", "python", "lib") and len(names) > 1 else names
+        names[-1] = names[-1][:-3]
+        names = names[:-1] if names[-1] == "__init__" else names
+        expected = ".".join(names) if names else None
+    assert module_of(path) == expected

@@ -248,6 +248,9 @@ def test_nvidia_only_helpers_predicates_and_lists_of_names() -> None:
              "        m = used()\n")
     assert "python.nvidia_smi_call" not in [h.rule for h in analyse_python(chain)]
     assert "python.nvidia_smi_call" in [h.rule for h in analyse_python(chain.replace("m = 0", "m = used()"))]
+    three = chain.replace("    elif platform == 'nvidia':", "    elif platform == 'amd':\n        m = 1\n"
+                          "    elif platform == 'nvidia':")  # each link once, however long the chain
+    assert "python.nvidia_smi_call" not in [h.rule for h in analyse_python(three)]
     probe = "import os\ndef has_usable_nvcc():\n    return os.environ.get('CUDA_HOME') is not None\n"
     assert "python.cuda_home" not in [h.rule for h in analyse_python(probe)]
     assert "python.cuda_home" in [h.rule for h in analyse_python(probe.replace("has_usable_nvcc", "nvcc_path"))]

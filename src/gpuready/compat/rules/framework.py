@@ -98,9 +98,12 @@ def wrong_flavour(context: Context) -> Iterator[Finding]:
                       evidence=evidence, remedy="run `gpuready env` on the machine itself (it asks torch directly)")
 
 
-def _named(version: str | None) -> str:
-    """``torch 2.4.1+rocm6.1``, or "torch (version not shown)" where a report does not give it."""
-    return f"torch {version}" if version else "torch (version not shown)"
+def _named(version: str | None, build: str = "") -> str:
+    """``torch 2.4.1+rocm6.1`` (``(rocm build)`` after it with ``build``), or "torch (version not shown)" where a
+    report does not give it."""
+    if version:
+        return f"torch {version} ({build} build)" if build else f"torch {version}"
+    return f"torch ({build} build, version not shown)" if build else "torch (version not shown)"
 
 
 def import_failed(context: Context) -> Iterator[Finding]:
@@ -138,10 +141,9 @@ def not_available(context: Context) -> Iterator[Finding]:
         variant is BuildVariant.CUDA and Vendor.NVIDIA in context.vendors) or variant is BuildVariant.UNKNOWN
     if not matches:
         return
-    named = (f"torch {torch.version.value} ({variant.value} build)" if torch.version.value else
-             f"torch ({variant.value} build, version not shown)")
     yield finding("torch.gpu_not_available", Severity.BLOCKER,
-                  f"{named} cannot see the GPU that is present: torch.cuda.is_available() is False.",
+                  f"{_named(torch.version.value, variant.value)} cannot see the GPU that is present: "
+                  "torch.cuda.is_available() is False.",
                   evidence={"torch": torch.version.value, "GPUs": [a.label for a in context.accelerators]},
                   remedy="check device access (/dev/kfd and /dev/dri for AMD, /dev/nvidia* for NVIDIA), "
                          "*_VISIBLE_DEVICES, and that the kernel driver is loaded; see the other findings")
