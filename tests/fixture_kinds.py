@@ -34,7 +34,8 @@ NOT_ONE_PARSER = frozenset({"compat-sources", "runs-schema1", "pastes", "scan-co
                             "pastes-holdout4", "scan-corpus-holdout3", "pastes-holdout5",
                             "scan-corpus-holdout4", "scan-corpus-holdout5", "pastes-holdout6",
                             "pastes-holdout7", "scan-corpus-holdout6", "pastes-holdout8", "scan-corpus-holdout7",
-                            "pastes-holdout9", "scan-corpus-holdout8"})
+                            "pastes-holdout9", "scan-corpus-holdout8", "pastes-holdout10",
+                            "scan-corpus-holdout9"})
 """Folders of other material: stored Runs, whole pastes (read by the paste reader), scan labels, example code."""
 
 
