@@ -150,6 +150,16 @@ def test_visible_devices_hiding_everything_and_igpu_first(data: Dataset) -> None
                                                     for i, d in enumerate(reversed(fp.devices))))
     found = judged(swapped, data)[1]
     assert "HIP_VISIBLE_DEVICES=1" in found["devices.igpu_first"].remedy
+    # the iGPU's gfx1036 is no target of ROCm 7.0: work on the default device fails (ROCm#4390, solved by disabling
+    # the iGPU); with an override the runtime presents it as another target, and only a warning is left
+    assert found["devices.igpu_first"].severity is Severity.WARN, "no ROCm release known: its targets are not"
+    installed = machine(rocminfo="rocminfo/rx9070xt-gfx1201-igpu-gfx1036-rocm7.0.txt",
+                        files={"/opt/rocm/.info/version": "7.0.0-38\n"})
+    installed = dataclasses.replace(installed, devices=tuple(dataclasses.replace(d, index=i)
+                                                             for i, d in enumerate(reversed(installed.devices))))
+    assert judged(installed, data)[1]["devices.igpu_first"].severity is Severity.BLOCKER
+    overridden = dataclasses.replace(installed, environment={"HSA_OVERRIDE_GFX_VERSION": "11.0.0"})
+    assert judged(overridden, data)[1]["devices.igpu_first"].severity is Severity.WARN
     hidden = dataclasses.replace(fp, environment={"HIP_VISIBLE_DEVICES": "-1"})
     assert "env.visible_devices_hide_all" in judged(hidden, data)[1]
 

@@ -1058,13 +1058,14 @@ def _facts(text: str) -> dict[str, object]:
         fp = read_paste(text, "x")
     except InputError:  # nothing recognised at all
         return {"available": None, "torch": None, "gpus": [], "os": None, "cpu": None, "python": None,
-                "rocm": None, "driver": None, "cuda": None, "errors": []}
+                "rocm": None, "driver": None, "cuda": None, "errors": [], "archs": []}
     torch = fp.framework("torch")
     return {"available": torch.accelerator_available.value if torch else None,
             "torch": torch.version.value if torch else None, "gpus": [d.name.value for d in fp.devices],
             "os": fp.host.os_name.value, "cpu": fp.host.cpu_model.value, "python": fp.host.python.value,
             "rocm": str(fp.stack.rocm_version.value or "") or None, "driver": fp.stack.nvidia_driver_version.value,
-            "cuda": fp.stack.cuda_driver_version.value, "errors": sorted({e.code for e in fp.errors})}
+            "cuda": fp.stack.cuda_driver_version.value, "errors": sorted({e.code for e in fp.errors}),
+            "archs": [d.arch.value for d in fp.devices if d.arch.value]}
 
 
 def test_ways_people_write_what_python_printed_from_the_ninth_held_out_set() -> None:
@@ -1191,3 +1192,51 @@ def test_a_prints_pattern_has_at_most_one_group_that_takes_spaces() -> None:
     command = "python -c \"print('GPU', torch.cuda.get_device_name(0), 'on', torch.__version__)\""
     assert [(c.field, c.value) for c in printed(command, ("GPU AMD Radeon VII on 2.4.1+rocm6.1",), 1)] == [
         ("gpu.name", "AMD Radeon VII"), ("torch.version", "2.4.1+rocm6.1")]
+
+
+def test_what_the_tenth_held_out_set_showed_is_read() -> None:
+    """ComfyUI-rocm#119 (a launcher's [INFO] log), llama.cpp#20934 (a bullet label under a bold heading, an OS said
+    as two tried releases), pytorch#153928 (a torch build named in brackets in a sentence), pytorch#31285 (a fenced
+    script of prints, then its output in the next fence; get_device_properties' repr), ROCm#3470 (collect_env's line
+    quoted in a sentence), ollama#11557 (ollama offloaded no layer)."""
+    comfy = _facts("[INFO] pytorch version: 2.15.0a0+rocm10.1.0a20260908\n[INFO] AMD arch: gfx1030\n"
+                   "[2025-03-10 12:00:00.123] Device: cuda:0 AMD Radeon RX 6800 XT : native\n")
+    assert comfy["torch"] == "2.15.0a0+rocm10.1.0a20260908" and comfy["gpus"] == ["AMD Radeon RX 6800 XT"]
+    assert _facts("[x] a checked box\n[INFO] AMD arch: gfx1030\n")["archs"] == ["gfx1030"]
+    form = _facts("**Hardware:**\n- GPU: AMD Radeon RX 7900 XTX (24GB, gfx1100)\n- CPU: Ryzen 9800X3D\n\n"
+                  "**Software:**\n- OS: Tested on Ubuntu 24.04.3 and 24.04.4\n")
+    assert form["gpus"] == ["AMD Radeon RX 7900 XTX"] and form["archs"] == ["gfx1100"]
+    assert form["os"] == "Ubuntu 24.04.3" and form["cpu"] == "Ryzen 9800X3D"
+    assert _facts("I use the latest PyTorch nightly (2.6.0.dev20241112+cu121). It fails.\n")["torch"] == (
+        "2.6.0.dev20241112+cu121")
+    assert _facts("I like torch (it is 2.6) and NVIDIA.\n")["torch"] is None  # no build tag: not surely torch's
+    script = ("```\nimport torch\nprint(torch.__version__)\nprint(torch.cuda.is_available())\n"
+              "print(torch.backends.cudnn.enabled)\n```\noutputs\n\n```\n1.3.1\nTrue\nTrue\n"
+              "_CudaDeviceProperties(name='GeForce GT 740', major=3, minor=0, total_memory=1991MB, "
+              "multi_processor_count=2)\n```\n")
+    read = _facts(script)
+    assert (read["torch"], read["available"], read["gpus"], read["archs"]) == (
+        "1.3.1", True, ["GeForce GT 740"], ["sm_30"])
+    far = script.replace("outputs\n", "outputs\n" + "a sentence between them\n" * 3)
+    assert _facts(far)["torch"] is None  # an output far below the script is not taken for the script's
+    rocm = _facts("_CudaDeviceProperties(name='AMD Radeon RX 7900 XTX', major=11, minor=0, gcnArchName='gfx1100', "
+                  "total_memory=24560MB, multi_processor_count=48)\n")
+    assert rocm["archs"] == ["gfx1100"]  # a ROCm build's major/minor are no sm_ target
+    assert _facts("I followed AMD's guide and I still get `Is CUDA available: False`\n")["available"] is False
+    ollama = ('time=2025-07-28T13:10:41.715+03:00 level=INFO source=ggml.go:375 msg="offloaded 0/35 layers to GPU"\n')
+    assert _facts(ollama)["errors"] == ["cpu_fallback"]
+    assert _facts("llm_load_tensors: offloaded 0/37 layers to GPU\nVulkan0: NVIDIA GeForce RTX 3060 | uma: 0\n")[
+        "errors"] == []  # llama.cpp with -ngl 0: the user's choice
+
+
+def test_an_upgrade_said_between_an_error_and_a_working_gpu_marks_the_error_fixed() -> None:
+    """jax#21240: 'No GPU/TPU found, falling back to CPU', then the user says they bumped jax to 0.4.28, then
+    print_environment_info lists the cuda devices; without the upgrade sentence the error stands."""
+    data = load_dataset()
+    error = '"No GPU/TPU found, falling back to CPU."\n\n'
+    upgrade = "I tried bumping up the jax and jaxlib versions to 0.4.28 from 0.4.16.\n\n"
+    after = "jax:    0.4.28\njaxlib: 0.4.28\njax.devices (2 total, 2 local): [cuda(id=0) cuda(id=1)]\n"
+    fixed = {f.code: f for f in judge(read_paste(error + upgrade + after, "x"), data)}
+    kept = {f.code: f for f in judge(read_paste(error + "Then I ran it again.\n\n" + after, "x"), data)}
+    assert fixed["error.cpu_fallback"].severity is not Severity.BLOCKER
+    assert kept["error.cpu_fallback"].severity is Severity.BLOCKER

@@ -89,9 +89,15 @@ def integrated_first(context: Context) -> Iterator[Finding]:
     discrete = [a for a in amd if not a.integrated]
     if len(amd) > 1 and amd[0].integrated and discrete:
         indexes = ",".join(str(i) for i, a in enumerate(amd) if not a.integrated)
-        yield finding("devices.igpu_first", Severity.WARN,
+        release = context.rocm
+        unsupported = (release is not None and amd[0].arch is not None and amd[0].arch not in release.targets
+                       and "HSA_OVERRIDE_GFX_VERSION" not in env)
+        yield finding("devices.igpu_first", Severity.BLOCKER if unsupported else Severity.WARN,
                       f"Device 0 is the integrated {amd[0].label}; the discrete {discrete[0].label} comes after it, so "
-                      "code that uses the default device runs on the iGPU (and its kernels may be missing).",
+                      "code that uses the default device runs on the iGPU " + (
+                          f"({amd[0].arch}, which ROCm {release.version} does not support: its kernels are missing "
+                          "and the work fails)." if unsupported and release is not None else
+                          "(and its kernels may be missing)."),
                       evidence={"devices": [a.label for a in amd]},
                       remedy=f"export HIP_VISIBLE_DEVICES={indexes}  (or disable the iGPU in the BIOS)")
 

@@ -305,6 +305,20 @@ def is_read_label(label: str) -> bool:
         pattern.search(label) for pattern, _ in _QUESTIONS)
 
 
+_OS_TRIED = re.compile(r"^(?:(?:tested|tried|running|installed)\s+(?:on|with)\s+|on\s+)(?=\S)", re.IGNORECASE)
+_OS_OTHERS = re.compile(r"(?<=\d)\s*(?:,|/|\band\b|&|\bor\b)\s*\d+(?:\.\d+)+\b.*$")
+
+
+def _first_os(value: str) -> str:
+    """``Tested on Ubuntu 24.04.3 and 24.04.4`` -> ``Ubuntu 24.04.3``: the first of the releases named, without the
+    words before it."""
+    return _OS_OTHERS.sub("", _OS_TRIED.sub("", value)).strip() or value
+
+
+_OWN_LABEL = re.compile(r"^[-*•]?\s*\**([A-Za-z][\w .()/-]{0,30}?)\**\s*:\s+(\S.*)$")
+"""A line that is a ``Label: value`` of its own (a bullet's included) where it stands under another label."""
+
+
 def labelled(label: str, value: str) -> Iterator[Found]:
     """``OS: Ubuntu 22.04``, ``**GPU**: RX 6800``, ``ROCm version = 6.2``, ``"torch": "2.4.1+cu121"``: a known
     label with a value of the right shape (a distribution for the OS, a version for versions, a GPU for the GPU)."""
@@ -312,6 +326,10 @@ def labelled(label: str, value: str) -> Iterator[Found]:
     value = value.strip(" *_`").strip().rstrip(",").strip("\"'").strip()
     if label and value[:len(label) + 1].lower() == label.lower() + ":":  # "### CPU" answered "CPU: Ryzen 7 7840HS"
         value = value[len(label) + 1:].strip()
+    elif (own := _OWN_LABEL.match(value)) and own.group(1).strip().lower() != label.lower() and is_read_label(
+            own.group(1)):  # "**Hardware:**" answered "- GPU: Radeon RX 7900 XTX (24GB, gfx1100)": the line's own
+        yield from labelled(own.group(1), own.group(2))
+        return
     if not value or len(value) > 120 or value.lower() in ("n/a", "none", "no", "yes", "null", "-", "?"):
         return
     known = _ANY_LABEL.fullmatch(label)  # one test for every label this reads; most labels are none of them
@@ -343,7 +361,7 @@ def labelled(label: str, value: str) -> Iterator[Found]:
             yield "host.kernel", leading.group(1)
             yield from labelled(label, leading.group(2))
         elif (_DISTRO.search(value) or _LTS.search(value)) and len(value) <= 60 and not _TRIPLE.match(value):
-            yield field, value
+            yield field, _first_os(value)
     elif field == "gpu.name":
         parts = re.split(r"\s+\+\s+", value)  # "Radeon 8060S + R9700 Pro (eGPU)": two GPUs ("MI300X + 7 others": one)
         listed = re.split(r"\s*,\s+", value)  # "GPU: 7900xtx, 7800xt": two GPUs ("RTX 3090, 24GB": one)
@@ -578,6 +596,10 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^'?(?P<version>\d+\.\d+\.\d+\+(?:rocm|cu|cpu)[\w.]*)'?(?:\s+'?[\d.\-\w]+'?)?(?:\s+(?P<available>True|False))?\s*$",
      _torch_variant, ("+rocm", "+cu", "+cpu")),
     (r"name='([^']+)'.*?gcnArchName='(gfx[0-9a-f]+)", _many(("gpu.name", 1), ("gpu.arch", 2))),
+    # torch.cuda.get_device_properties(0) on a CUDA build: major/minor are the compute capability (the sm_ target);
+    # on a ROCm build they are not (its gcnArchName, read above, is the target)
+    (r"_CudaDeviceProperties\(name='([^']+)', major=(\d+), minor=(\d)\b(?!.*gcnArchName)", lambda m: iter(
+        [("gpu.name", m.group(1)), ("gpu.arch", f"sm_{m.group(2)}{m.group(3)}")]), "_cudadeviceproperties("),
     (r"\b(Cuda|Rocm|Gpu|Cpu|cuda|rocm|gpu|cpu)(?:Device)?\(id=(\d+)\)", _jax_device, "(id="),
     # `torch.cuda.is_available() == True  # True`: a comparison its writer marked as holding
     (r"^\s*(?P<expr>(?:torch|jax)\.[\w.]+(?:\((?:[^()]|\([^()]*\))*\))?)\s*==\s*(?P<value>\S.*?)\s*#\s*True\s*$",
@@ -782,6 +804,10 @@ _PROSE_CUDA = re.compile(r"(?<![/\w.\-+])(torch[- ]|pytorch[- ])?CUDA(?:\s+versi
 _MODULE = re.compile(r"(?<![\w/.\-])(rocm|pytorch|torch)/(\d+\.\d+(?:\.\d+)?)(?![\w/+]|\.\w)", re.IGNORECASE)
 """An environment module named with its version, as HPC clusters load them (``module load rocm/5.2.3``), not a
 path or a URL (``/opt/rocm/...``, ``.../whl/rocm6.0``)."""
+_PROSE_TORCH = re.compile(r"\b(?:py)?torch\b[\w ,-]{0,30}?\(\s*v?(\d+\.\d+(?:\.\d+)?(?:\.dev\d+|a0|rc\d+)?"
+                          r"\+(?:cu\d{2,3}|rocm\d+(?:\.\d+)*|cpu|xpu))\s*\)", re.IGNORECASE)
+"""A torch build named in brackets after the word (``the latest PyTorch nightly (2.6.0.dev20241112+cu121)``): the
+build's tag makes it torch's version, not another number."""
 _PROSE_PYTHON = re.compile(r"\b(?:using|running|with|on)\s+Python\s+(3\.\d+\.\d+)\b", re.IGNORECASE)
 _PROSE_KERNEL = re.compile(r"\b(\d+\.\d+\.\d+-\d+(?:\.\d+)*-(?:generic|lowlatency|azure|aws|gcp|oem|amd64|"
                            r"microsoft-standard-WSL2)|\d+\.\d+\.\d+\.\d+-microsoft-standard-WSL2)\b")
@@ -793,13 +819,14 @@ _MAYBE_PROSE = re.compile(word_trie(frozenset((
     "ubuntu", "debian", "fedora", "rocky", "centos", "mint", "suse", "rhel", "pop!_os", "windows", "wsl", "gentoo",
     "arch linux", "nixos", "rocm", "generic", "lowlatency", "azure", "aws", "gcp", "oem", "amd64", "gfx", "radeon",
     "instinct", "firepro", "geforce", "tesla", "quadro", "titan", "nvidia", "amd", "h200", "b200", "l40", "a800",
-    "h800", "python", "cuda is", "cuda version is"))))
+    "h800", "python", "cuda is", "cuda version is", "torch"))))
 _MAYBE_PROSE_MODEL = re.compile(r"r(?<=\br)x ?\d|m(?<=\bm)i-?\d|w(?<=\bw)\d{4}|\d ?xt|[ahv](?<=\b[ahv])100")
 """A sentence (lower-cased) that can mention anything ``prose`` reads holds one of the words or a model's letters and
 digits at a word's start (most hold none, and are skipped at once). Each model's pattern begins with its letter, the
 word boundary tested behind it: the engine then looks only where such a letter stands (several times faster than a
 pattern beginning with the boundary)."""
 _DIGIT = re.compile(r"\d")
+_CODE_SPAN = re.compile(r"`([^`\n]{3,120})`")
 
 
 _KERNEL_SUFFIXES = ("-generic", "-lowlatency", "-azure", "-aws", "-gcp", "-oem", "-amd64", "-microsoft-standard-WSL2")
@@ -826,6 +853,8 @@ def prose(line: str) -> Iterator[Found]:
         yield ("torch.cuda" if match.group(1) else "stack.cuda"), match.group(2)
     for match in _PROSE_KERNEL.finditer(line) if any(word in line for word in _KERNEL_SUFFIXES) else ():
         yield "host.kernel", match.group(1)
+    for match in _PROSE_TORCH.finditer(line) if "torch" in lowered and "+" in line else ():
+        yield "torch.version", match.group(1)
     for match in _PROSE_PYTHON.finditer(line) if "python" in lowered else ():
         yield "host.python", match.group(1)
     for match in _MODULE.finditer(line) if "/" in line else ():  # HPC modules: "pytorch/1.13.0 ... rocm/5.2.3"
@@ -983,6 +1012,18 @@ def _read_lines(lines: Sequence[str], first_line: int, gates: LineGates, is_pros
                     if (clue := _clue(item, number, SHORT)) is not None:
                         found_here = True
                         yield clue
+        if is_prose and not found_here and line.count("`") >= 2 and ":" in line:
+            for span in _CODE_SPAN.findall(line):  # "I still get `Is CUDA available: False`": a tool's line quoted
+                if ":" not in span:
+                    continue
+                tried = [rule for rule in RULES if rule[0].search(span)] or (
+                    [(label_rule, label_take)] if _MAYBE_LABELLED.match(span) else [])
+                for pattern, take in tried:
+                    if match := pattern.search(span):
+                        for item in take(match):
+                            if (clue := _clue(item, number, LABELLED)) is not None:
+                                found_here = True
+                                yield clue
         if is_prose and not (mixed and found_here) and (_DIGIT.search(line) or "linux" in (lowered := line.lower()) or
                                             "nixos" in lowered) and (_MAYBE_PROSE.search(lowered := line.lower()) or
                                                                      _MAYBE_PROSE_MODEL.search(lowered)):

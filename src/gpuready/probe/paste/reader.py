@@ -38,7 +38,7 @@ from gpuready.probe.paste.clues import LABELLED, TOOL, Clue, LineGates, clues, j
 from gpuready.probe.paste.errors import ErrorIndex, errors_in
 from gpuready.probe.paste.kinds import ReportKind, detect_kind, fingerprint_of_kind
 from gpuready.probe.paste.listing import listed
-from gpuready.probe.paste.prefilter import required_word
+from gpuready.probe.paste.prefilter import LINE_CUT, required_word
 from gpuready.probe.paste.repl import printed
 from gpuready.probe.paste.segment import Section, clean_lines, segment_lines
 
@@ -545,6 +545,20 @@ _CPU_DEVICES_ASKED = re.compile(r"\b(?:local_)?devices\(\s*(?:backend\s*=\s*)?[\
 prints says nothing about the GPU."""
 
 
+_SCRIPT_LINE = re.compile(r"^(?:import \w|from \w[\w.]* import |print\(|\w+\s*=\s*\S|#|$)")
+"""A line of a short Python script of imports, assignments and prints (comments and blank lines between)."""
+
+
+def _print_script(lines: tuple[str, ...]) -> str:
+    """A fenced Python script that prints at least two things and does nothing else, as one line (the prints in
+    order, read by :func:`printed` against the output pasted after it); empty when ``lines`` are not one."""
+    code = [line.strip() for line in lines if line.strip()]
+    if len(code) > 30 or sum(line.startswith("print(") for line in code) < 2 or not all(
+            _SCRIPT_LINE.match(line) for line in code):
+        return ""
+    return "; ".join(line for line in code if not line.startswith("#"))
+
+
 def read_paste(text: str, origin: str) -> Fingerprint:
     """Everything a paste shows, merged, with its sections and error lines. InputError when nothing in it is
     recognised (no section, no fact, no known error)."""
@@ -556,6 +570,7 @@ def read_paste(text: str, origin: str) -> Fingerprint:
     all_lines = clean_lines(text)
     joined = joined_for_gates(all_lines)  # one lower-cased text of the lines, searched by the gates and error index
     gates, hints = LineGates.of(all_lines, joined=joined), ErrorIndex.of(all_lines, joined=joined)
+    script = ""  # a fenced script of prints whose output a later fence shows ("outputs", then the printed lines)
     for section in segment_lines(all_lines, joined):
         kind, confidence = classify(section)
         label = f"{section.where} ({kind})" if kind != "unrecognised" else section.where
@@ -575,6 +590,13 @@ def read_paste(text: str, origin: str) -> Fingerprint:
             here.extend(listed(section.command, section.lines, section.first))
             if _CPU_DEVICES_ASKED.search(section.command):  # jax.devices("cpu") lists the CPU whatever the GPU does
                 here = [c for c in here if c.field != "jax.device"]
+        if script and section.fenced and not section.command:
+            here.extend(printed(script, section.lines, section.first))
+            script = ""
+        elif section.fenced and not section.command and (code := _print_script(section.lines)):
+            script = code
+        elif section.fenced or len(section.lines) > 2:
+            script = ""  # only a line or two of prose ("outputs") stands between a script and its output
         shown = "text" if kind == "unrecognised" else kind  # a section with an error line in it is text read
         seen = [*errors_in(command, section.command_line, shown, hints), *errors_in(section.lines, section.first, shown,
                                                                                      hints)]
@@ -593,7 +615,7 @@ def read_paste(text: str, origin: str) -> Fingerprint:
     if not partials and not found_clues and not errors and not any(n.kind != "unrecognised" for n in notes):
         raise InputError("nothing in it was recognised: expected tool output (collect_env, rocminfo, amd-smi, "
                          "rocm-smi, nvidia-smi, pip list ...) or an error message")
-    errors = _with_later_success(errors, found_clues)
+    errors = _with_later_success(errors, found_clues, all_lines)
     from_clues = fingerprint_of_clues(found_clues, labels, origin)
     merged = merge([*partials, from_clues], origin)
     return dataclasses.replace(merged, errors=tuple(_distinct_errors(errors)), sections=tuple(notes),
@@ -611,11 +633,20 @@ def _working(clue: Clue) -> str | None:
     return None
 
 
-def _with_later_success(errors: list[ErrorSeen], found: Sequence[Clue]) -> list[ErrorSeen]:
-    """Each error that a later part of the paste shows fixed: a change (an environment variable set) after the
-    error, then the GPU working. An error with no change between it and the success stays as it is."""
+_UPGRADE_SAID = re.compile(r"\b(?:upgrad|bump|updat|downgrad|reinstall|switch)\w*\b[^.\n]{0,80}?\bto\s+v?\d+\.\d+",
+                           re.IGNORECASE)
+"""A person saying they moved a package to another release ("bumping up jax and jaxlib to 0.4.28"): a change."""
+
+
+def _with_later_success(errors: list[ErrorSeen], found: Sequence[Clue], lines: Sequence[str] = ()) -> list[ErrorSeen]:
+    """Each error that a later part of the paste shows fixed: a change (an environment variable set, or an upgrade
+    said in a sentence of ``lines``) after the error, then the GPU working. An error with no change between it and
+    the success stays as it is."""
     successes = sorted((c.line, text) for c in found if (text := _working(c)) is not None)
     changes = [(c.line, f"{c.field.removeprefix('env.')}={c.value}") for c in found if c.field.startswith("env.")]
+    changes += [(number, f"an upgrade ({said.group(0)[:60]})") for number, line in enumerate(lines, 1)
+                if len(line) <= LINE_CUT and ("pgrad" in line or "ump" in line or "pdat" in line or "witch" in line
+                                              or "einstall" in line) and (said := _UPGRADE_SAID.search(line))]
     changes.sort(key=lambda change: change[0])  # stable: of two changes on one line, the one found first
     success_lines, change_lines = [line for line, _ in successes], [line for line, _ in changes]
     marked = []

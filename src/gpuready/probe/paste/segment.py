@@ -82,13 +82,15 @@ _BANNER_GLUED = "Collecting environment information..."
 
 
 def clean_lines(text: str) -> list[str]:
-    """Lines without colour codes, Windows line ends, HTML entities or a Markdown quote prefix."""
+    """Lines without colour codes, Windows line ends, HTML entities, a Markdown quote prefix or a logger's bracketed
+    level or time stamp."""
     text = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n")) if "\x1b" in text or "\r" in text else text
     lines = text.split("\n")
     joined = JoinedLines(text, (0, *accumulate(map((1).__add__, map(len, lines)))))
     marked = joined.where_any(_MAYBE_CLEANED)
     marked.update(index + 1 for index in joined.where_word("\n>") if index + 1 < len(lines))  # found on the line before
-    if text.startswith(">"):
+    marked.update(index + 1 for index in joined.where_word("\n[") if index + 1 < len(lines))
+    if text.startswith((">", "[")):
         marked.add(0)
     for index in sorted(marked):  # the other lines need only their trailing spaces taken off
         lines[index] = _clean_line(lines[index])
@@ -99,7 +101,14 @@ _MAYBE_CLEANED = ("&", "：", "，", _BANNER_GLUED)
 """What a line that :func:`_clean_line` changes holds, besides a quote prefix (``>`` at its start)."""
 
 
+_LOG_PREFIX = re.compile(r"(?:\[(?:\d{4}-\d\d-\d\d[ T][\d:.,]+|INFO|WARNING|WARN|ERROR|DEBUG)\] ?)+(?=\S)")
+"""A logger's level or time stamp in brackets before the message (ComfyUI and its launchers): ``[INFO] Device: ...``,
+``[2025-03-10 12:00:00.123] Total VRAM ...``."""
+
+
 def _clean_line(line: str) -> str:
+    if line.startswith("[") and (prefix := _LOG_PREFIX.match(line)):
+        line = line[prefix.end():]
     if "&" in line:
         line = html.unescape(line)
     if "：" in line or "，" in line:  # full-width colon and comma (CJK input) read as ASCII ones
