@@ -36,10 +36,11 @@ _CUDA_WHEELS = re.compile(r"download\.pytorch\.org/whl/(nightly/)?cu(\d{2,3}\b|\
                           r"cuda-toolkit@|\bnvidia-(cublas|cudnn|cuda-runtime|cuda-nvrtc|nccl|cusparse)-cu\d+|"
                           r"--index-url\s+\S*/cu\d{3}\b|\bapt(-get)?\s+install\b[^\n]*\bcuda-(toolkit|nvcc|libraries)|"
                           r"\b(conda|mamba|micromamba)\s+install\b[^\n]*(-c|--channel)\s+nvidia\b|"
-                          r"jax_cuda_releases\.html|\+cuda\d+\.cudnn\d+")
+                          r"jax_cuda_releases\.html|\+cuda\d+\.cudnn\d+|"
+                          r"^\s*module\s+(?:load|add)\s+(?:cuda|cudatoolkit|nvhpc)/\d")
 """CUDA builds installed: PyTorch's CUDA wheel indexes (also with the CUDA version in a shell variable), ``+cu121``
 pins, the NVIDIA conda channel's toolkit, NVIDIA's library wheels, JAX's CUDA release page and ``+cuda12.cudnn89``
-jaxlib builds."""
+jaxlib builds, and a cluster's CUDA toolkit module loaded (``module load cuda/12.4``)."""
 _SUBMODULE = re.compile(r"url\s*=\s*\S*(NVIDIA/cutlass|NVIDIA/cccl|NVIDIA/cub|NVlabs/cub|NVIDIA/thrust|"
                         r"NVIDIA/TensorRT|NVIDIA/nvbench|NVIDIA/cudnn-frontend|NVIDIA/nccl\b|flashinfer-ai/flashinfer)",
                         re.IGNORECASE)
@@ -130,9 +131,10 @@ _CUDA_MATRIX = re.compile(r"^\s*-?\s*['\"]?cuda(?:[-_]?(?:version|ver|toolkit))?
 """A CI matrix axis of CUDA versions: ``cuda: "12.8"``, ``cuda-version: ['cu126', 'cu128']``."""
 
 
-_NVIDIA_SMI_RUN = re.compile(r"^\s*(?:-\s+|run:\s*|[$>]\s+|sudo\s+)*(?:docker\s+run\b.*\s)?nvidia-smi\b")
+_NVIDIA_SMI_RUN = re.compile(r"^\s*(?:-\s+|run:\s*|[$>]\s+|sudo\s+)*(?:docker\s+run\b.*\s)?nvidia-smi\b|"
+                             r".*(?:\$\(|`)\s*nvidia-smi\b")
 """A step or a command line that runs nvidia-smi (``- nvidia-smi``, ``run: nvidia-smi -L``, ``$ sudo nvidia-smi``, a
-container started to run it), not a mention of it."""
+container started to run it, a command substitution: ``NUM_GPUS=$(nvidia-smi -L | wc -l)``), not a mention of it."""
 
 
 def analyse_ci(text: str) -> list[Hit]:
@@ -164,6 +166,35 @@ def analyse_compose(text: str) -> list[Hit]:
             hits.append(Hit("build.nvidia_container_runtime", number, line.strip()[:160]))
         elif "image" in line and _NGC.search(line):
             hits.append(Hit("build.dockerfile_cuda_base", number, line.strip()[:160]))
+    return hits
+
+
+APEX_CONFIGS = frozenset({"adamw_apex_fused", "apex_fused_adam"})
+BNB_CONFIGS = frozenset({"paged_adamw_32bit", "paged_adamw_8bit", "adamw_bnb_8bit", "adamw_8bit", "paged_lion_8bit",
+                          "paged_lion_32bit", "lion_8bit", "paged_adam_32bit"})
+"""Optimizer names that select NVIDIA Apex's fused kernels and bitsandbytes' 8-bit/paged optimizers (TrainingArguments'
+``optim``), read in Python strings and in YAML recipes alike."""
+_CONFIG_VALUE = re.compile(r"^\s*-?\s*['\"]?(attn_implementation|optim|optimizer|use_flash_attention_2|"
+                           r"use_flash_attn)['\"]?\s*:\s*['\"]?([\w.]+)['\"]?\s*(?:#.*)?$")
+"""A training recipe's key and value (YAML): an attention implementation, an optimizer by name, a flash-attn switch."""
+_FLASH_ON = frozenset({"true", "yes", "on"})
+
+
+def analyse_config(text: str) -> list[Hit]:
+    """Training recipes and run configs in YAML (Hugging Face TRL/accelerate recipes, axolotl-style configs): values
+    that select an NVIDIA-only path, as the same strings do in Python (``attn_implementation: flash_attention_2``,
+    ``optim: paged_adamw_8bit``, ``optim: adamw_apex_fused``)."""
+    hits = []
+    for number, line in _lines(text):
+        if ":" not in line or (found := _CONFIG_VALUE.match(line)) is None:
+            continue
+        key, value = found.group(1), found.group(2)
+        if value == "flash_attention_2" or key.startswith("use_flash") and value.lower() in _FLASH_ON:
+            hits.append(Hit("python.flash_attention_2_config", number, line.strip()[:160]))
+        elif value in APEX_CONFIGS:
+            hits.append(Hit("python.apex_config", number, line.strip()[:160]))
+        elif value in BNB_CONFIGS:
+            hits.append(Hit("python.bitsandbytes_config", number, line.strip()[:160]))
     return hits
 
 

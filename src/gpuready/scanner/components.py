@@ -25,7 +25,7 @@ _PARTS = (
     (TESTS, {"tests", "test", "testing", "unittests", "unit_tests", "integration_tests", "test_utils"}),
     (BENCHMARKS, {"benchmarks", "benchmark", "bench", "benchmarking", "perf", "profiling"}),
     (EXAMPLES, {"examples", "example", "demo", "demos", "notebooks", "tutorials", "tutorial", "samples", "sample",
-                "recipes", "playground", "sandbox"}),
+                "playground", "sandbox"}),
     (DOCS, {"docs", "doc", "documentation", "website"}),
     (CI, {".github", ".gitlab", ".circleci", ".buildkite", "ci", ".ci", ".jenkins", ".azure-pipelines", "packaging",
           "release", "conda-recipe", "conda.recipe"}),
@@ -250,6 +250,21 @@ _NOT_FEATURES = frozenset({"all", "full", "complete", "dev", "develop", "test", 
 """Extra names that are groups of tools or of everything, never one feature's package."""
 
 
+def _integrations(modules: dict[str, str], edges: dict[str, list[tuple[str, bool]]],
+                  imports: dict[str, list[tuple[str, bool]]]) -> set[str]:
+    """Modules named after the other package they import (``pkg/utils/vllm.py`` importing ``vllm``) that no module
+    of the project imports: a shim for using the project inside that package, loaded by those who use both."""
+    own = {module.split(".")[0] for module in modules.values()}
+    found = set()
+    for path, module in modules.items():
+        stem = module.rsplit(".", 1)[-1]
+        if edges.get(path) or stem in own or stem in _NOT_FEATURES or component_of(path) not in DECIDING:
+            continue
+        if any(detail.split(".")[0] == stem for detail, _ in imports.get(path, ())):
+            found.add(path)
+    return found
+
+
 def _extra_packages(modules: dict[str, str], edges: dict[str, list[tuple[str, bool]]],
                     extras: Iterable[str]) -> set[str]:
     """The files of sub-packages named after an extra (``pkg/ops/cutile/`` for ``pkg[cutile]``) that no module
@@ -296,7 +311,7 @@ def optional_modules(imports: dict[str, list[tuple[str, bool]]], extras: Iterabl
     in a sub-package named after one of the project's ``extras`` that no module outside it imports (an opt-in
     back end loaded by name, whose dependencies come with ``pip install project[extra]``)."""
     modules, edges = _edges(imports)
-    optional_files: set[str] = _extra_packages(modules, edges, extras)
+    optional_files: set[str] = _extra_packages(modules, edges, extras) | _integrations(modules, edges, imports)
     changed = True
     while changed:
         changed = False

@@ -40,7 +40,15 @@ def requirement_hits(text: str, line: int, optional: bool = False) -> list[Hit]:
             hits.append(Hit("requirement.cuda_local_version", line, text.strip(), optional))
         if re.sub(r"[-_.]+", "-", match.group(1)).lower() in _NAMED_OTHERWISE_ON_ROCM:
             hits.append(Hit("install.named_otherwise_on_rocm", line, text.strip(), optional))
+        extras = _EXTRAS.match(text[match.end():])
+        for extra in extras.group(1).split(",") if extras else ():
+            if _NAME.fullmatch(extra := extra.strip()):  # "trl[vllm]" installs vllm too: a requirement on it
+                hits.append(Hit("requirement", line, f"{extra} (the [{extra}] extra of {text.strip()})", optional))
     return hits
+
+
+_EXTRAS = re.compile(r"\s*\[([^\]]{1,200})\]")
+"""A requirement's extras, right after its name: ``trl[vllm]``, ``distilabel[vllm,ray,openai]``."""
 
 
 def _index(text: str, line: int) -> list[Hit]:
@@ -140,6 +148,11 @@ def analyse_setup_py(text: str) -> list[Hit]:
                     for requirement in _literal_strings(keyword.value):
                         hits += requirement_hits(requirement, _line_of(text, requirement) or getattr(
                             keyword.value, "lineno", node.lineno), keyword.arg == "extras_require")
+    for node in tree.body:  # REQUIRED = [...] / _deps = [...] (transformers' table): the lists setup() is given
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.List | ast.Tuple) and any(
+                isinstance(target, ast.Name) and _NAMES_REQUIREMENTS.match(target.id) for target in node.targets):
+            hits += [hit for item in node.value.elts if isinstance(item, ast.Constant) and isinstance(item.value, str)
+                     for hit in requirement_hits(item.value, item.lineno)]
     hits += cmake_mentioned(text) + _extra_names(tree)
     if (built := re.search(r"\b(?:BuildExtension|CUDAExtension|CppExtension)\b", text)) is not None:
         hits.append(Hit("builds_extensions", text.count("\n", 0, built.start()) + 1))  # with torch's builder
@@ -164,6 +177,9 @@ def _extra_names(tree: ast.Module) -> list[Hit]:
 
 
 _NAMES_EXTRAS = re.compile(r"extra|optional", re.IGNORECASE)
+_NAMES_REQUIREMENTS = re.compile(r"_*(?:deps|dependencies|requirements|install_requires|required|requires)$",
+                                 re.IGNORECASE)
+"""A module-level list of requirement strings that setup() is given by name, or picks from (``_deps``)."""
 
 
 def cmake_mentioned(text: str) -> list[Hit]:

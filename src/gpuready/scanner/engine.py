@@ -27,6 +27,7 @@ from gpuready.scanner.build_files import (
     analyse_ci,
     analyse_cmake,
     analyse_compose,
+    analyse_config,
     analyse_dockerfile,
     analyse_docs,
     analyse_gitmodules,
@@ -61,7 +62,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "25"
+SCANNER_VERSION = "26"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -127,8 +128,8 @@ def classify(path: Path) -> str | None:
                                                  "azure-pipelines"} or name in (
             ".gitlab-ci.yml", "azure-pipelines.yml", ".travis.yml")):
         return "ci"
-    if suffix in (".sh", ".bash"):
-        return "ci"
+    if suffix in (".sh", ".bash", ".slurm", ".sbatch"):
+        return "ci"  # shell scripts, Slurm batch scripts among them
     if suffix == ".hip":
         return "hip"
     if suffix == ".py":
@@ -141,6 +142,8 @@ def classify(path: Path) -> str | None:
         return "setup_cfg"
     if suffix in (".yml", ".yaml") and ("environment" in name or name.startswith("conda")):
         return "environment"
+    if suffix in (".yml", ".yaml"):
+        return "config"  # a training recipe or run configuration
     if suffix in (".md", ".rst"):
         return "docs"
     if suffix in KERNEL_SUFFIXES:
@@ -224,6 +227,8 @@ def analyse_text(kind: str, text: str, kernel_rules: Sequence[tuple[str, str]]) 
         return analyse_environment_yml(text)
     if kind == "cog":
         return analyse_cog(text)
+    if kind == "config":
+        return analyse_config(text)
     if kind == "kernel" or (kind == "cpp" and uses_cuda(text)):
         return analyse_cfamily(text, [r for r in compiled if r[0].startswith("kernel.")])
     if kind == "cmake":

@@ -7,7 +7,7 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import Any
 
-from gpuready.scanner.build_files import nvcc_flag
+from gpuready.scanner.build_files import APEX_CONFIGS, BNB_CONFIGS, nvcc_flag
 from gpuready.scanner.hits import Hit
 
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "OSError", "RuntimeError"}
@@ -33,10 +33,7 @@ _CREDITED = {"python.version_cuda", "python.nvcc_call", "python.cuda_home", "pyt
              "python.capability_gate", "triton.inline_asm", "python.nvidia_smi_call", "build.nvcc_flags"}
 """Rules whose hits in a file that handles ROCm, or in a CUDA-only branch, are the project's CUDA path next to its
 ROCm one: credited, not reported."""
-_APEX_CONFIGS = frozenset({"adamw_apex_fused", "apex_fused_adam"})
-_BNB_CONFIGS = frozenset({"paged_adamw_32bit", "paged_adamw_8bit", "adamw_bnb_8bit", "adamw_8bit", "paged_lion_8bit",
-                          "paged_lion_32bit", "lion_8bit", "paged_adam_32bit"})
-_CONFIG_STRINGS = frozenset({"flash_attention_2", *_APEX_CONFIGS, *_BNB_CONFIGS})
+_CONFIG_STRINGS = frozenset({"flash_attention_2", *APEX_CONFIGS, *BNB_CONFIGS})
 """Configuration values that select an NVIDIA-only path (attention implementation, optimizer)."""
 _PREDICATE = re.compile(r"_*(?:has|is|can)_")
 """A function named as a yes/no question."""
@@ -246,9 +243,9 @@ class _Visitor(ast.NodeVisitor):
                 pass  # one of several names listed, none chosen
             elif text == "flash_attention_2":
                 self.hit("python.flash_attention_2_config", node, text)
-            elif text in _APEX_CONFIGS or text.startswith("apex.optimizers"):
+            elif text in APEX_CONFIGS or text.startswith("apex.optimizers"):
                 self.hit("python.apex_config", node, text)
-            elif text in _BNB_CONFIGS:
+            elif text in BNB_CONFIGS:
                 self.hit("python.bitsandbytes_config", node, text)
             elif text.startswith("-") and nvcc_flag(text) and not self.nvcc_flag_seen:
                 self.nvcc_flag_seen = True  # one per file: the flags come in lists

@@ -65,7 +65,7 @@ EXPECTED = {
         ("warn", "scan.package.cupy-cuda12x", "environment.yml:6"),
         ("info", "scan.package.deepspeed", "environment.yml:7"),
         ("warn", "scan.package.flash-attn", "pyproject.toml:4"),
-        ("info", "scan.package.vllm", "pyproject.toml:7"),
+        ("warn", "scan.package.vllm", "pyproject.toml:7"),
         ("warn", "scan.requirement.cuda_index_url", "requirements.txt:2"),
         ("warn", "scan.requirement.cuda_local_version", "requirements.txt:3"),
         ("info", "scan.package.bitsandbytes", "requirements.txt:4"),

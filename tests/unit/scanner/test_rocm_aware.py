@@ -812,3 +812,41 @@ def test_the_text_report_groups_a_rule_per_part(kb: KnowledgeBase, tmp_path: Pat
     heads = [line for line in text.splitlines() if line.startswith("[BLOCKER] scan.kernel.full_warp_mask")]
     assert len(heads) == 2 and "[feature CUDA-only sources of CMakeLists.txt]" in heads[1], text
     assert "csrc/sm80.cu" not in text.split(heads[1])[0].split(heads[0])[1]
+
+
+def test_training_recipes_slurm_scripts_and_requirement_tables_of_the_tenth_held_out_corpus(
+        kb: KnowledgeBase, tmp_path: Path) -> None:
+    """huggingface/alignment-handbook and open-r1 (scan corpus 10): YAML recipes that select flash_attention_2 or a
+    bitsandbytes optimizer decide the verdict (recipes are what such a project runs, not examples); transformers'
+    `_deps` table and `trl[vllm]` extras in setup.py; Slurm scripts that run nvidia-smi in a command substitution
+    and load a CUDA module; a shim named after the package it imports (pkg/utils/vllm.py) that nothing imports is
+    that package's feature."""
+    from gpuready.scanner.build_files import analyse_config
+
+    assert [(h.rule, h.line) for h in analyse_config(
+        "model_name_or_path: x\ntorch_dtype: bfloat16\nattn_implementation: flash_attention_2\n"
+        "optim: paged_adamw_8bit\noptim: adamw_torch\n# attn_implementation: flash_attention_2\n"
+        "use_flash_attention_2: true\n")] == [
+        ("python.flash_attention_2_config", 3), ("python.bitsandbytes_config", 4),
+        ("python.flash_attention_2_config", 7)]
+    assert analyse_config("attn_implementation: sdpa\nuse_flash_attention_2: false\n") == []
+    assert classify(Path("recipes/zephyr/sft/config_full.yaml")) == "config"
+    assert classify(Path("slurm/train.slurm")) == "ci" and component_of("recipes/zephyr/sft/config_full.yaml") == "core"
+    assert [h.rule for h in analyse_ci("NUM_GPUS=$(nvidia-smi -L | wc -l)\nmodule load cuda/12.4\n"
+                                       "echo see nvidia-smi for details\n")] == ["ci.nvidia_smi", "ci.cuda_wheels"]
+    hits = analyse_setup_py('_deps = [\n    "accelerate==1.4.0",\n    "trl[vllm]==0.18.0",\n]\n'
+                            'deps = {b: a for a, b in _deps}\nsetup(name="x", install_requires=[deps["trl"]])\n')
+    assert [(h.line, h.detail.split()[0]) for h in hits if h.rule == "requirement"] == [
+        (2, "accelerate==1.4.0"), (3, "trl[vllm]==0.18.0"), (3, "vllm")]
+    (tmp_path / "recipes" / "sft").mkdir(parents=True)
+    (tmp_path / "recipes" / "sft" / "config.yaml").write_text("attn_implementation: flash_attention_2\n",
+                                                              encoding="utf-8")
+    (tmp_path / "pkg" / "utils").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("import torch\n", encoding="utf-8")
+    (tmp_path / "pkg" / "utils" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "utils" / "vllm.py").write_text("from vllm.model_executor import layers\n", encoding="utf-8")
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    assert report.verdict == "needs alternatives"  # the recipe's flash_attention_2
+    assert report.components.get("feature pkg.utils.vllm") == "needs alternatives"
+    (tmp_path / "recipes" / "sft" / "config.yaml").write_text("attn_implementation: sdpa\n", encoding="utf-8")
+    assert scan_tree(tmp_path, kb, jobs=1, cache=False).verdict == "portable"
