@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from gpuready.scanner.dependencies import requirement_hits
+from gpuready.scanner.dependencies import GIT_REPO, requirement_hits
 from gpuready.scanner.hits import Hit
 
 _ROCM = re.compile(r"\b(hipcc|HIP|hip|ROCM|ROCm|rocm|USE_ROCM|amdgpu|gfx\d{3,4}|offload-arch)\b")
@@ -106,13 +106,15 @@ def analyse_cmake(text: str) -> list[Hit]:
 
 def analyse_makefile(text: str) -> list[Hit]:
     """Makefile / *.mk: nvcc with nvcc-only flags and no hipcc path."""
+    installs = [hit for n, line in _lines(text) if "install" in line for hit in install_hits(line, n)]
     if not _NVCC.search(text):
-        return []
+        return installs
     hits = [Hit("build.nvcc_only_makefile", n, line.strip()[:160]) for n, line in _lines(text)
             if _NVCC_FLAG.search(line)]
     if _ROCM.search(text):
-        return [Hit("credit.rocm_build", hits[0].line, "the Makefile also builds with hipcc")] if hits else []
-    return hits
+        return installs + ([Hit("credit.rocm_build", hits[0].line, "the Makefile also builds with hipcc")] if hits
+                           else [])
+    return installs + hits
 
 
 def analyse_dockerfile(text: str) -> list[Hit]:
@@ -148,6 +150,8 @@ def analyse_ci(text: str) -> list[Hit]:
             hits.append(Hit("build.dockerfile_cuda_base", number, line.strip()[:160]))
         elif "nvidia-smi" in line and _NVIDIA_SMI_RUN.match(line):
             hits.append(Hit("ci.nvidia_smi", number, line.strip()[:160]))
+        if "install" in line:
+            hits += install_hits(line, number, wheels=True)
     return hits
 
 
@@ -256,16 +260,28 @@ def analyse_docs(text: str) -> list[Hit]:
             continue  # a sentence, a list item: only code blocks and prompted commands are run by a reader
         if "nvidia-smi" in line and _NVIDIA_SMI_RUN.match(line):
             hits.append(Hit("ci.nvidia_smi", number, line.strip()[:160]))
-        if "install" not in line:
-            continue
-        command = _INSTALL.match(line)
-        if command is None:
+        if "install" not in line or _INSTALL.match(line) is None:
             continue
         wheels = bool(_CUDA_WHEELS.search(line)) and "rocm" not in line.lower()
         if wheels:
             hits.append(Hit("ci.cuda_wheels", number, line.strip()[:160]))
-        for package in installed_by(command.group(1)):  # a +cu121 pin the line's CUDA wheels already report: once
+        hits += install_hits(line, number, wheels)
+    return hits
+
+
+def install_hits(line: str, number: int, wheels: bool = False) -> list[Hit]:
+    """The requirements of each install command on a line (``make`` recipes and CI steps chain them: ``. venv/bin/
+    activate && uv pip install vllm==0.8.5``), a package from a GitHub repository included; a ``+cu121`` pin is not
+    repeated where the line's CUDA wheels are reported already (``wheels``)."""
+    hits = []
+    for part in re.split(r"&&|;|\|\|", line):
+        command = _INSTALL.match(re.sub(r"^\s*(?:-\s+)?(?:run:\s*)?", "", part))
+        if command is None:
+            continue
+        for package in installed_by(command.group(1)):
             hits.extend(h for h in requirement_hits(package, number)
                         if not (wheels and h.rule == "requirement.cuda_local_version"))
+        hits += [Hit("requirement_git", number, found.group(1)) for word in command.group(1).split()
+                 if (found := GIT_REPO.match(word.strip("'\"")))]
     return hits
 

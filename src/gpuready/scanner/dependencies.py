@@ -47,6 +47,8 @@ def requirement_hits(text: str, line: int, optional: bool = False) -> list[Hit]:
     return hits
 
 
+GIT_REPO = re.compile(r"^git\+https?://github\.com/([\w.-]+/[\w.-]+?)(?:\.git)?(?:@\S*)?(?:#\S*)?$")
+"""A requirement installed from a GitHub repository (``git+https://github.com/Dao-AILab/causal-conv1d.git@v1.4``)."""
 _EXTRAS = re.compile(r"\s*\[([^\]]{1,200})\]")
 """A requirement's extras, right after its name: ``trl[vllm]``, ``distilabel[vllm,ray,openai]``."""
 
@@ -66,7 +68,9 @@ def analyse_requirements(text: str) -> list[Hit]:
         if line.startswith(("--index-url", "--extra-index-url", "-i ", "--find-links", "-f ")):
             hits += _index(line, number)
             continue
-        if line.startswith("-") or "://" in line.split(";")[0] and "@" not in line:
+        if line.startswith("-") or "://" in line.split(";")[0] and "@" not in line.split("://")[0]:
+            if found := GIT_REPO.search(line):  # git+https://github.com/state-spaces/mamba.git: that package
+                hits.append(Hit("requirement_git", number, found.group(1)))
             continue
         hits += requirement_hits(line, number)
     return hits

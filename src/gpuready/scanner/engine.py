@@ -567,11 +567,16 @@ class Layout:
             return f"feature {self.optional_modules[relative]}"
         if relative in self.cuda_variants:
             return INSTALL
-        if hit.rule == "requirement":
+        if hit.rule in ("requirement", "requirement_git"):
             by_file = requirements_component(relative)
             if by_file is not None:
                 return by_file
         return OPTIONAL if hit.optional else where
+
+
+_INSTRUCTIONS = (".md", ".rst", ".sh", ".bash", ".slurm", ".sbatch", "makefile", ".mk")
+"""Files whose install commands may install the project itself (a requirements file naming a package the project
+vendors a copy of still requires it)."""
 
 
 def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozenset[str] = frozenset(),
@@ -585,15 +590,17 @@ def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozens
     by_rule: dict[str, list[Hit]] = {}
     package_lines: dict[str, list[int]] = {}  # every line a package is imported or required on, for the evidence
     for hit in hits:
-        if hit.rule in ("import", "requirement"):
+        if hit.rule in ("import", "requirement", "requirement_git"):
             if hit.rule == "import":
                 if hit.detail.split(".")[0] in own:
                     continue
                 entry = kb.by_import(hit.detail)
+            elif hit.rule == "requirement_git":
+                entry = kb.by_repo(hit.detail)
             else:
-                if relative.endswith((".md", ".rst")) and re.sub(r"[-.]+", "_", requirement_name(
+                if relative.lower().endswith(_INSTRUCTIONS) and re.sub(r"[-.]+", "_", requirement_name(
                         hit.detail).lower()) in own:
-                    continue  # the project itself (a README's `pip install gsplat`)
+                    continue  # the project itself (a README's or a script's `pip install gsplat`)
                 entry = kb.by_pip_name(requirement_name(hit.detail))
             if entry is None:
                 continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import enum
 import hashlib
@@ -95,6 +96,13 @@ class KnowledgeBase:
     import_index: dict[str, PackageEntry]
     """Import name (``numba.cuda``, ``flash_attn``) -> entry."""
     rule_index: dict[str, PatternRule]
+    repo_index: dict[str, PackageEntry] = dataclasses.field(default_factory=dict)
+    """GitHub ``owner/name`` (lower case) of the repository an entry's source names -> entry: what a requirement
+    installed from ``git+https://github.com/owner/name`` is."""
+
+    def by_repo(self, repo: str) -> PackageEntry | None:
+        """The entry whose source is the GitHub repository ``owner/name``."""
+        return self.repo_index.get(repo.lower().removesuffix(".git"))
 
     def rule(self, rule_id: str) -> PatternRule | None:
         """A rule by id."""
@@ -145,5 +153,10 @@ def load_kb(packages: Path | None = None, patterns: Path | None = None) -> Knowl
     digest = hashlib.sha256(packages_path.read_bytes() + patterns_path.read_bytes()).hexdigest()[:16]
     pip_index = {normalise_package(p): e for e in package_base.packages for p in (e.name, *e.pip_names)}
     import_index = {name: e for e in package_base.packages for name in e.import_names}
+    repo_index: dict[str, PackageEntry] = {}
+    for entry in package_base.packages:  # a repository several entries cite is the first one's (flash-attn's)
+        found = re.match(r"https://github\.com/([\w.-]+/[\w.-]+?)(?:\.git)?(?:[/#]|$)", entry.source)
+        if found and not found.group(1).lower().startswith("rocm/"):  # AMD's own forks are the ROCm builds
+            repo_index.setdefault(found.group(1).lower(), entry)
     return KnowledgeBase(package_base, pattern_set, digest, pip_index, import_index,
-                         {r.id: r for r in pattern_set.rules})
+                         {r.id: r for r in pattern_set.rules}, repo_index)
