@@ -273,7 +273,7 @@ def install_hits(line: str, number: int, wheels: bool = False) -> list[Hit]:
     """The requirements of each install command on a line (``make`` recipes and CI steps chain them: ``. venv/bin/
     activate && uv pip install vllm==0.8.5``), a package from a GitHub repository included; a ``+cu121`` pin is not
     repeated where the line's CUDA wheels are reported already (``wheels``)."""
-    hits = []
+    hits: list[Hit] = []
     for part in re.split(r"&&|;|\|\|", line):
         command = _INSTALL.match(re.sub(r"^\s*(?:-\s+)?(?:run:\s*)?", "", part))
         if command is None:
