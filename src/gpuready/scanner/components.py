@@ -8,7 +8,7 @@ own verdicts.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import PurePosixPath
 
 CORE, BUILD, OPTIONAL = "core", "build", "optional"
@@ -192,6 +192,21 @@ def _absolute(detail: str, module: str, is_package: bool) -> list[str]:
         base = base[: len(base) - (level - 1)] if level > 1 else base
         target = ".".join([*base, target] if target else base)
     return [target] + [f"{target}.{name}" for name in names.split(",") if name]
+
+
+def extension_imports(imports: dict[str, list[tuple[int, str]]], extensions: Iterable[str]
+                      ) -> Iterator[tuple[str, int, str]]:
+    """Each (file, line, extension) where a file imports one of the compiled ``extensions`` a build makes
+    (``torch_int._CUDA``, or ``_C`` imported relatively inside its package); ``imports`` maps each Python file to its
+    unguarded (line, import detail) pairs."""
+    names = set(extensions)
+    for path, pairs in imports.items():
+        module = module_of(path) or ""
+        for line, detail in pairs:
+            for name in _absolute(detail, module, path.endswith("__init__.py")):
+                if name in names:
+                    yield path, line, name
+                    break
 
 
 def _edges(imports: dict[str, list[tuple[str, bool]]]) -> tuple[dict[str, str], dict[str, list[tuple[str, bool]]]]:

@@ -43,6 +43,7 @@ from gpuready.scanner.components import (
     component_of,
     core_subprojects,
     cuda_variants,
+    extension_imports,
     optional_modules,
     optional_package_sources,
     other_cmake_build,
@@ -62,7 +63,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "26"
+SCANNER_VERSION = "27"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -412,6 +413,12 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
             file_hits = [Hit(*h) for h in record["hits"]]
             findings += findings_for(relative, without_dead_lanes(file_hits, unused) if unused else file_hits, kb,
                                      own, layout)
+    if extensions and _cuda_only_extensions(findings):  # what imports the extensions fails on ROCm
+        module_imports = {relative: [(h[1], h[2]) for h in (fresh.get(digest) or known.get(digest) or {}).get(
+            "hits", []) if h[0] == "module_import" and not h[3]]
+            for relative, kind, digest in entries if kind == "python"}
+        for relative, line, name in extension_imports(module_imports, extensions):
+            findings += findings_for(relative, [Hit("python.cuda_extension_import", line, name)], kb, own, layout)
     if any(f.code == "scan.credit.shfl_remap" for f in findings):  # the project maps masked shuffles for ROCm
         findings = [f for f in findings if f.code != "scan.kernel.full_warp_mask"]
     findings = with_stale_pins(findings)
@@ -422,6 +429,15 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
                       lines=lines, seconds=seconds, cached=cached, verdict=verdict(findings),
                       stats={"lines_per_second": lines / seconds if seconds else 0.0, "workers": workers},
                       components=component_verdicts(findings))
+
+
+def _cuda_only_extensions(findings: Sequence[Finding]) -> bool:
+    """Whether the project's compiled extensions are CUDA-only: torch's extension builder makes them, with no ROCm
+    path anywhere in the project, and kernels that cannot be hipified (a blocker in the core's kernel code)."""
+    codes = {f.code for f in findings}
+    credited = any(code.startswith("scan.credit.") for code in codes)
+    return "scan.python.cpp_extension_cuda" in codes and not credited and any(
+        f.code.startswith("scan.kernel.") and f.severity is Severity.BLOCKER and deciding(f) for f in findings)
 
 
 def unused_functions(hits: dict[str, list[Any]], sources: dict[str, bytes]) -> frozenset[str]:

@@ -388,7 +388,9 @@ class _Visitor(ast.NodeVisitor):
         keywords = {k.arg: k.value for k in node.keywords if k.arg}
         extension = last in self.cpp_extension_names and last != "" or (
             last in self.load_names or function.endswith(("cpp_extension.load", "cpp_extension.load_inline"))) and (
-            "cuda_sources" in keywords or any(s.endswith((".cu", ".cuh")) for s in _strings(node)))
+            "cuda_sources" in keywords or any(s.endswith((".cu", ".cuh")) for s in _strings(node))) or (
+            "sources" in keywords and "extra_cuda_cflags" in keywords and any(
+                s.endswith(".cu") for s in _strings(keywords["sources"])))  # a JIT helper: stylegan3's get_plugin
         if last in self.cpp_extension_names or last in _EXTENSION_CALLS:
             name = keywords.get("name") or (node.args[0] if node.args else None)
             if isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value:

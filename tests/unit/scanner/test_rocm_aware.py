@@ -872,3 +872,33 @@ def test_install_commands_in_scripts_makefiles_and_requirements_from_github(kb: 
     assert kb.by_repo("state-spaces/mamba").name == "mamba-ssm"  # type: ignore[union-attr]
     assert kb.by_repo("Dao-AILab/flash-attention").name == "flash-attn"  # type: ignore[union-attr]
     assert kb.by_repo("ROCm/apex") is None and kb.by_repo("someone/else") is None
+
+
+def test_imports_of_an_extension_built_only_for_cuda_and_jit_helpers(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """Guangxuan-Xiao/torch-int: `from torch_int._CUDA import ...` of a CUTLASS extension built with no ROCm path is
+    a blocker where it is imported; NVlabs/stylegan3: a helper given .cu sources and extra_cuda_cflags JIT-builds a
+    CUDA extension. With a ROCm path in the build, the import is no finding."""
+    (tmp_path / "torch_int" / "nn").mkdir(parents=True)
+    (tmp_path / "torch_int" / "kernels").mkdir()
+    (tmp_path / "torch_int" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "torch_int" / "nn" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "torch_int" / "nn" / "linear.py").write_text("import torch\nfrom torch_int._CUDA import linear_a8\n",
+                                                            encoding="utf-8")
+    (tmp_path / "torch_int" / "kernels" / "linear.cu").write_text(
+        "#include <cutlass/gemm/device/gemm.h>\n__global__ void k() {}\n", encoding="utf-8")
+    setup = ("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+             "setup(name='torch_int', ext_modules=[CUDAExtension(name='torch_int._CUDA', "
+             "sources=['torch_int/kernels/linear.cu'])], cmdclass={'build_ext': BuildExtension})\n")
+    (tmp_path / "setup.py").write_text(setup, encoding="utf-8")
+    found = [f.location for f in scan_tree(tmp_path, kb, jobs=1, cache=False).findings
+             if f.code == "scan.python.cuda_extension_import"]
+    assert found == ["torch_int/nn/linear.py:2"]
+    (tmp_path / "setup.py").write_text(setup.replace("setup(", "IS_ROCM = torch.version.hip is not None\nsetup("),
+                                       encoding="utf-8")
+    assert not [f for f in scan_tree(tmp_path, kb, jobs=1, cache=False).findings
+                if f.code == "scan.python.cuda_extension_import"]
+    jit = ("def _init():\n    return custom_ops.get_plugin(module_name='bias_act_plugin', sources=['bias_act.cpp', "
+           "'bias_act.cu'], extra_cuda_cflags=['--use_fast_math'])\n")
+    assert [h.rule for h in analyse_python(jit) if h.rule.startswith("python.")] == ["python.cpp_extension_cuda"]
+    assert not [h for h in analyse_python(jit.replace("extra_cuda_cflags", "extra_cflags"))
+                if h.rule == "python.cpp_extension_cuda"]
