@@ -1217,6 +1217,8 @@ def test_what_the_tenth_held_out_set_showed_is_read() -> None:
     read = _facts(script)
     assert (read["torch"], read["available"], read["gpus"], read["archs"]) == (
         "1.3.1", True, ["GeForce GT 740"], ["sm_30"])
+    kinds = [note.kind for note in read_paste(script, "x").sections]
+    assert kinds[0] == "python-script", kinds  # listed as read: its prints are read in the next fence
     far = script.replace("outputs\n", "outputs\n" + "a sentence between them\n" * 3)
     assert _facts(far)["torch"] is None  # an output far below the script is not taken for the script's
     rocm = _facts("_CudaDeviceProperties(name='AMD Radeon RX 7900 XTX', major=11, minor=0, gcnArchName='gfx1100', "

@@ -595,6 +595,8 @@ def read_paste(text: str, origin: str) -> Fingerprint:
             script = ""
         elif section.fenced and not section.command and (code := _print_script(section.lines)):
             script = code
+            if kind == "unrecognised":
+                kind, confidence = "python-script", 0.5  # what it prints is read in the fence after it
         elif section.fenced or len(section.lines) > 2:
             script = ""  # only a line or two of prose ("outputs") stands between a script and its output
         shown = "text" if kind == "unrecognised" else kind  # a section with an error line in it is text read
