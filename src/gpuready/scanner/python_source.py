@@ -249,7 +249,7 @@ class _Visitor(ast.NodeVisitor):
                 self.hit("python.bitsandbytes_config", node, text)
             elif text.startswith("-") and nvcc_flag(text) and not self.nvcc_flag_seen:
                 self.nvcc_flag_seen = True  # one per file: the flags come in lists
-                self.hit("build.nvcc_flags", node, text[:80])
+                self.hit("build.nvcc_flags", node, text[:80], self.optional)  # as optional as the build it is for
 
     # imports and the guards around them
     def visit_Try(self, node: ast.Try) -> None:
