@@ -83,6 +83,10 @@ def _normal(text: Any) -> str:
     return re.sub(r"\s+", " ", str(text)).strip().lower()
 
 
+def _os_text(text: Any) -> str:
+    return _normal(re.sub(r"^\s*(?:GNU/)?Linux\s+(?=\S)", "", re.sub(r"\([^)]*\)", "", str(text))))
+
+
 def _same(want: Any, got: Any, key: str) -> bool:
     if got is None:
         return False
@@ -93,8 +97,9 @@ def _same(want: Any, got: Any, key: str) -> bool:
         return {_normal(w) for w in want} == {_normal(g) for g in got}
     if key == "env":
         return all(_normal(got.get(k, "")) == _normal(v) for k, v in want.items())
-    if key == "os" and _normal(re.sub(r"\([^)]*\)", "", str(want))) == _normal(re.sub(r"\([^)]*\)", "", str(got))):
-        return True  # labels keep or drop a trailing "(Jammy Jellyfish)", "(AGESA 1.0.0.7)" as the page had it
+    if key == "os" and _os_text(want) == _os_text(got):
+        return True  # labels keep or drop a trailing "(Jammy Jellyfish)", "(AGESA 1.0.0.7)" or a leading "Linux" as
+        # the page had it ("Linux Ubuntu 22.04.2 LTS" names the same release as "Ubuntu 22.04.2 LTS")
     if isinstance(want, bool):
         return got is want
     if key == "torch_hip" and re.fullmatch(r"\(\d+, \d+\)", str(want)):  # ComfyUI prints torch.version.hip's tuple

@@ -12,6 +12,10 @@ from gpuready.compat.schema import GpuEntry
 _NOISE = re.compile(r"\(tm\)|\(r\)|®|™|\b(amd|nvidia|radeon|instinct|geforce|graphics|series|oam|mba|accelerator)\b")
 
 
+_MOBILE = re.compile(r"\s*(?:\bLaptop GPU\b|\bLaptop\b|\bMobile\b|\bMax-Q\b(?: Design)?)", re.IGNORECASE)
+"""What names NVIDIA's laptop parts (``GeForce RTX 4060 Laptop GPU``), whose architecture is the desktop chip's."""
+
+
 def normalise_name(name: str) -> str:
     """``AMD Radeon RX 7900 XTX`` and ``7900xtx`` both become ``rx7900xtx``-like keys: lower-case, vendor words
     and punctuation removed, spaces squeezed out."""
@@ -57,6 +61,8 @@ def find_gpu(gpus: Sequence[GpuEntry], name: str, compute_units: int | None = No
     Good for what the boards share (architecture, family); for per-board figures use ``find_board``.
     """
     found = _narrowed(matching_gpus(gpus, name), compute_units)
+    if not found and (desktop := _MOBILE.sub("", name).strip()) != name.strip():
+        found = matching_gpus(gpus, desktop)  # a laptop part: the desktop chip's architecture and family
     return found[0] if found else None
 
 

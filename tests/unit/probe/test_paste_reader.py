@@ -1011,7 +1011,7 @@ def test_what_the_seventh_held_out_set_showed_is_read() -> None:
     # two GPUs listed after one label, but not a GPU and its memory
     assert sorted(d.name.value for d in read_paste("GPU: 7900xtx, 7800xt\n", "x").devices) == ["7800xt", "7900xtx"]
     assert [d.name.value for d in read_paste("GPU: NVIDIA GeForce RTX 3090, 24GB\n", "x").devices] == [
-        "NVIDIA GeForce RTX 3090, 24GB"]
+        "NVIDIA GeForce RTX 3090"]  # one GPU; its memory is no part of its name
 
 
 def test_a_framework_that_lists_no_gpu_and_a_cpu_fallback_said_in_a_sentence_are_errors() -> None:
@@ -1242,3 +1242,54 @@ def test_an_upgrade_said_between_an_error_and_a_working_gpu_marks_the_error_fixe
     kept = {f.code: f for f in judge(read_paste(error + "Then I ran it again.\n\n" + after, "x"), data)}
     assert fixed["error.cpu_fallback"].severity is not Severity.BLOCKER
     assert kept["error.cpu_fallback"].severity is Severity.BLOCKER
+
+
+def test_json_of_no_known_kind_or_cut_short_is_read_as_a_paste(tmp_path: Path) -> None:
+    """A web UI's sysinfo JSON cut off by a thread excerpt is read for what it shows; JSON that shows nothing stays a
+    one-line input error."""
+    from gpuready.probe.paste import read_fingerprint
+
+    cut = tmp_path / "sysinfo.json"
+    cut.write_text('{\n  "Torch env info": {\n    "torch_version": "2.1.2+rocm5.6",\n    "is_cuda_available": "Tr',
+                   encoding="utf-8")
+    kind, fingerprint = read_fingerprint(cut)
+    assert kind is None and fingerprint.framework("torch").version.value == "2.1.2+rocm5.6"  # type: ignore[union-attr]
+    empty = tmp_path / "other.json"
+    empty.write_text('{"colour": "blue", "size": 3}', encoding="utf-8")
+    with pytest.raises(InputError):
+        read_fingerprint(empty)
+
+
+def test_what_the_eleventh_held_out_set_showed_is_read() -> None:
+    """A1111's sysinfo JSON cut short (read as a paste; collect_env's field names as labels, Python's platform string
+    as the kernel), whisper.cpp's 'system not yet initialized' and 'initialization error', Kohya's timed log lines,
+    InvokeAI's device lines, TensorFlow's empty GPU list and ignored device, an OS answer with the kernel after it,
+    pacman's rocm-core line, a laptop GPU's architecture from its desktop chip, nvcc missing."""
+    sysinfo = ('{\n    "Platform": "Linux-6.6.13-200.fc39.x86_64-x86_64-with-glibc2.38",\n    "Torch env info": {\n'
+               '        "torch_version": "2.1.2+rocm5.6",\n        "is_cuda_available": "True",\n'
+               '        "nvidia_gpu_models": "AMD Radeon RX 6900 XT",\n        "cudnn_version": nul')
+    read = _facts(sysinfo)
+    assert (read["torch"], read["available"], read["gpus"]) == ("2.1.2+rocm5.6", True, ["AMD Radeon RX 6900 XT"])
+    assert read_paste(sysinfo, "x").host.kernel.value == "6.6.13-200.fc39.x86_64"
+    assert _facts("ggml_cuda_init: failed to initialize CUDA: system not yet initialized\n")["errors"] == [
+        "cuda_init_failed"]
+    assert _facts("CUDA error: initialization error\n  current device: 0, in function ggml_cuda_init\n")[
+        "errors"] == ["cuda_init_failed"]
+    kohya = ("15:45:16-129105 INFO     Torch 2.3.0+rocm6.0\n"
+             "17:21:03-295805 INFO     Torch detected GPU: NVIDIA GeForce RTX 4060 Laptop GPU VRAM 8188 Arch (8, 9) "
+             "Cores 24\n15:45:16-133005 INFO     Python version is 3.10.14 (main, Apr 17 2024)\n")
+    read = _facts(kohya)
+    assert (read["python"], read["available"], read["archs"]) == ("3.10.14", True, ["sm_89"])
+    invoke = ("[2026-08-12 08:54:28,009]::[InvokeAI]::INFO --> Using torch device: [AMD Radeon RX 7900 XTX (cuda:0), "
+              "AMD Radeon 760M Graphics (cuda:1)]\n")
+    assert _facts(invoke)["gpus"] == ["AMD Radeon RX 7900 XTX", "AMD Radeon 760M Graphics"]
+    assert _facts(">> Using device_type cpu\n")["errors"] == ["cpu_fallback"]
+    assert _facts("TensorFlow version: 2.11.0\nGPUs available: []\n")["errors"] == ["no_gpu_found"]
+    assert _facts("I want to load the model on CPU to compare.\nGPU: RX 6800\n")["errors"] == []
+    form = _facts("### Operating systems\n\nFedora Linux 43 kernel version: 6.19.11-200.fc43.x86_64\n\n"
+                  "### GPU model and memory\n\nAMD Radeon RX 6700 XT, 12GB VRAM\n")
+    assert (form["os"], form["gpus"]) == ("Fedora Linux 43", ["AMD Radeon RX 6700 XT"])
+    assert read_paste("### OS\n\nLinux\n\n**System:** Debian 13\n", "x").host.os_name.value == "Debian 13"
+    assert _facts("rocm-core 6.0.2-2\nrocminfo 6.0.2-1\n")["rocm"] == "6.0.2"
+    assert _facts("/bin/sh: 1: /usr/local/cuda/bin/nvcc: not found\nCUDA available: True\n")["errors"] == [
+        "gpu_compiler_missing"]

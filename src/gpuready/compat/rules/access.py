@@ -163,6 +163,7 @@ def framework_unknown(context: Context) -> Iterator[Finding]:
 
 
 WSL_URL = "https://rocm.docs.amd.com/projects/radeon/en/docs-6.3/docs/limitations.html"
+WSL_CUDA_URL = "https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
 
 
 def wsl(context: Context) -> Iterator[Finding]:
@@ -178,6 +179,15 @@ def wsl(context: Context) -> Iterator[Finding]:
                       evidence={"kernel": kernel}, source_url=WSL_URL,
                       remedy="check the GPU against AMD's ROCm-on-WSL support list and install ROCm with the WSL "
                              "instructions (not the Linux amdgpu-dkms ones)")
+    elif "microsoft" in kernel.lower() and (Vendor.NVIDIA in context.vendors or (
+            torch is not None and torch.variant.value is not None and torch.variant.value.value == "cuda")):
+        yield finding("host.wsl_cuda", Severity.WARN,
+                      "This is WSL 2: CUDA runs through the Windows driver, with NVIDIA's documented limits (pinned "
+                      "and unified memory, multi-GPU peer access and NCCL, parts of NVML and nvidia-smi); results "
+                      "and speed there may differ from a native Linux machine.",
+                      evidence={"kernel": kernel}, source_url=WSL_CUDA_URL,
+                      remedy="read NVIDIA's 'known limitations' for CUDA on WSL before relying on it for multi-GPU "
+                             "or memory-heavy work; keep the Windows driver current (no Linux driver in WSL)")
 
 
 RULES = (device_permissions, container_devices, no_gpu, access_unknown, framework_unknown, wsl)

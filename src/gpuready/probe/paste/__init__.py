@@ -42,8 +42,11 @@ def read_fingerprint(path: Path, kind: ReportKind | None = None) -> tuple[Report
     detected = kind or detect_kind(text)
     if kind is not None or detected is ReportKind.RUN or text.lstrip().startswith(("{", "[")) and not (
             _PROMPT_FIRST.match(text)):
-        if detected is None:
-            raise InputError(_unknown_json(text), source=str(path))
+        if detected is None:  # JSON of no known kind, or cut short: read as a paste (a web UI's sysinfo dump)
+            try:
+                return None, read_paste(text, f"paste: {_name(path)}")
+            except InputError:
+                raise InputError(_unknown_json(text), source=str(path)) from None
         try:
             return detected, fingerprint_of_kind(detected, text, f"{detected.value}: {_name(path)}", str(path))
         except ParseError as error:

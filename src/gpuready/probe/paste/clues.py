@@ -143,6 +143,27 @@ def _packages(match: re.Match[str]) -> Iterator[tuple[str, str]]:
         yield "jax.plugin", f"{name} {version}"
 
 
+def _invoke_devices(match: re.Match[str]) -> Iterator[tuple[str, str]]:
+    """InvokeAI's devices (``NAME (cuda:0), NAME (cuda:1)``): each a GPU torch uses; ``cpu`` is none."""
+    names = [name.strip() for name in re.findall(r"([^,()]+?)\s*\((?:cuda|mps|xpu):\d+\)", match.group(1))]
+    if not names and looks_like_gpu(match.group(1).strip()):
+        names = [match.group(1).strip()]
+    for name in names:
+        yield "gpu.name", name
+    if names:
+        yield "torch.available", "True"
+
+
+def _torch_detected(match: re.Match[str]) -> Iterator[tuple[str, str]]:
+    """``Torch detected GPU: NVIDIA GeForce RTX 4060 Laptop GPU VRAM 8188 Arch (8, 9) Cores 24``: the GPU, torch using
+    it, and on NVIDIA the compute capability as the sm_ target (ROCm reports (11, 0) for every gfx110x)."""
+    name = match.group(1).strip()
+    yield "gpu.name", name
+    yield "torch.available", "True"
+    if match.group(2) and not re.search(r"AMD|Radeon|Instinct", name, re.IGNORECASE):
+        yield "gpu.arch", f"sm_{match.group(2)}{match.group(3)}"
+
+
 def _gpu_line(match: re.Match[str]) -> Iterator[tuple[str, str]]:
     return _gpu_text(match.group(1))
 
@@ -175,25 +196,26 @@ def looks_like_gpu(text: str) -> bool:
 
 
 _LABELS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), f) for p, f in (
-    (r"os|operating system|distro|distribution|linux distribution|os platform and distribution|os version|"
+    (r"os|operating systems?|distro|distribution|linux distribution|os platform and distribution|os version|"
      r"system|platform|what operating system are you seeing the problem on\??", "host.os"),
     (r"kernel|linux kernel|kernel version|linux kernel version", "host.kernel"),
     (r"rocm|rocm version|rocm-dkms|amdgpu-install|rocm release|rocm version number", "stack.rocm"),
     (r"gpu|gpus|gpu model|gpu models?|graphics card|graphics|card|hardware|device|video card|gpu model and memory|"
-     r"accelerator|gpu name|gpu type|gpu models and configuration|device name|gpu device name", "gpu.name"),
+     r"accelerator|gpu name|gpu type|gpu models and configuration|device name|gpu device name|nvidia_gpu_models",
+     "gpu.name"),
     (r"gpu architecture|gpu arch|gfx version|gfx target|architecture", "gpu.arch"),
     (r"cpu|processor|cpu model", "host.cpu"),
-    (r"python|python version", "host.python"),
-    (r"pytorch|torch|pytorch version|torch version", "torch.version"),
+    (r"python|python version|python_version", "host.python"),
+    (r"pytorch|torch|pytorch version|torch version|torch_version", "torch.version"),
     (r"torch hip version|hip version used to build pytorch", "torch.hip"),
     (r"torch cuda version", "torch.cuda"),
     (r"cuda|cuda version|cuda toolkit|cuda/cudnn version|cuda/cudnn", "stack.cuda"),
-    (r"nvidia driver|nvidia driver version|driver version", "stack.nvidia_driver"),
+    (r"nvidia driver|nvidia driver version|driver version|nvidia_driver_version", "stack.nvidia_driver"),
     (r"amdgpu|amdgpu driver|amdgpu version", "stack.amdgpu_driver"),
     (r"jax|jax version", "jax.version"),
     (r"jaxlib|jaxlib version", "jaxlib.version"),
     (r"cuda available|cuda disponible|cuda disponível|cuda verfügbar|gpu available|rocm available|"
-     r"torch cuda available|cuda is available", "torch.available"),
+     r"torch cuda available|cuda is available|is_cuda_available", "torch.available"),
 ))
 _QUESTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), f) for p, f in (
     (r"\b(?:GPUs?|graphics card|video card|accelerator)\b", "gpu.name"),
@@ -213,7 +235,8 @@ _ASKS_NOW = re.compile(r"(?i)^(?:what|which)\b(?!.*\b(?:before|previous|previous
                        r"version)\b.*\?$")
 """A question about the setup as it is (``Which GPU are you using?``), not another one (``What ROCm version did
 you upgrade from?``)."""
-_DISTRO = re.compile(r"\b(Ubuntu|Debian|Fedora|RHEL|Red Hat|Rocky|AlmaLinux|CentOS|openSUSE|SLES|SUSE|Arch|Manjaro|"
+_DISTRO = re.compile(r"\b(Ubuntu|Kubuntu|Xubuntu|Lubuntu|Debian|Fedora|RHEL|Red Hat|Rocky|AlmaLinux|CentOS|openSUSE|"
+                     r"SLES|SUSE|Arch|Manjaro|"
                      r"Mint|Pop!_OS|Gentoo|NixOS|Windows|WSL2?|Oracle Linux|Azure Linux|Kali|EndeavourOS|CachyOS|"
                      r"macOS|Linux)\b", re.IGNORECASE)
 _GPU_PREFIX = r"(?:(?:AMD|NVIDIA|ASUS|GIGABYTE|MSI|Sapphire|XFX|PowerColor|Zotac|EVGA)\s+)*"
@@ -305,6 +328,13 @@ def is_read_label(label: str) -> bool:
         pattern.search(label) for pattern, _ in _QUESTIONS)
 
 
+_MEMORY_AFTER = re.compile(r"\s*,\s*\d{1,3}\s?[GM]i?B\b(?:\s*(?:of\s+)?(?:VRAM|memory|RAM|HBM\w*|GDDR\w*))?\s*$",
+                           re.IGNORECASE)
+"""A GPU's memory written after its name (``, 12GB VRAM``, ``, 24 GB``)."""
+_OS_THEN_KERNEL = re.compile(r"^(\S.*?)[\s,;]+kernel(?: version)?\s*[:=]?\s*(\d+\.\d+\.\d+\S*)\s*$", re.IGNORECASE)
+"""An OS answer that names the kernel after it (``Fedora Linux 43 kernel version: 6.19.11-200.fc43.x86_64``)."""
+_PLATFORM = re.compile(r"^Linux-(\d+\.\d+\.\d+\S*?)-(?:x86_64|aarch64|ppc64le|s390x)-with-")
+"""Python's ``platform.platform()`` (``Linux-6.6.13-200.fc39.x86_64-x86_64-with-glibc2.38``): the kernel's release."""
 _OS_TRIED = re.compile(r"^(?:(?:tested|tried|running|installed)\s+(?:on|with)\s+|on\s+)(?=\S)", re.IGNORECASE)
 _OS_OTHERS = re.compile(r"(?<=\d)\s*(?:,|/|\band\b|&|\bor\b)\s*\d+(?:\.\d+)+\b.*$")
 
@@ -352,7 +382,12 @@ def labelled(label: str, value: str) -> Iterator[Found]:
         field = asked
     else:
         return
-    if field == "host.os":
+    if field == "host.os" and (platform := _PLATFORM.match(value)):  # Python's platform.platform(): the kernel
+        yield "host.kernel", platform.group(1)
+    elif field == "host.os" and (both := _OS_THEN_KERNEL.match(value)):  # "Fedora Linux 43 kernel version: 6.19.11-..."
+        yield from labelled(label, both.group(1))
+        yield "host.kernel", both.group(2)
+    elif field == "host.os":
         kernel = re.match(r"^Linux\s+(\d+\.\d+\.\d+-\S+)$", value)
         leading = _KERNEL_FIRST.match(value)
         if kernel:  # "OS: Linux 6.8.0-87-generic" names the kernel only
@@ -361,8 +396,9 @@ def labelled(label: str, value: str) -> Iterator[Found]:
             yield "host.kernel", leading.group(1)
             yield from labelled(label, leading.group(2))
         elif (_DISTRO.search(value) or _LTS.search(value)) and len(value) <= 60 and not _TRIPLE.match(value):
-            yield field, _first_os(value)
+            yield field, _first_os(re.sub(r"^(?:GNU/)?Linux\s+(?=[A-Z])", "", value))  # "Linux Ubuntu 22.04.4 LTS"
     elif field == "gpu.name":
+        value = _MEMORY_AFTER.sub("", value)  # "AMD Radeon RX 6700 XT, 12GB VRAM": the memory is no part of the name
         parts = re.split(r"\s+\+\s+", value)  # "Radeon 8060S + R9700 Pro (eGPU)": two GPUs ("MI300X + 7 others": one)
         listed = re.split(r"\s*,\s+", value)  # "GPU: 7900xtx, 7800xt": two GPUs ("RTX 3090, 24GB": one)
         if len(parts) == 1 and len(listed) > 1 and all(looks_like_gpu(p) for p in listed):
@@ -560,6 +596,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      _many(("stack.amdgpu_driver", 1), ("host.kernel", 2))),
     (r"^rocm-core\S*/\S+\s+(\d+\.\d+\.\d+)", _one("stack.rocm"), "rocm-core"),
     (r"^rocm-core-(\d+\.\d+\.\d+)", _one("stack.rocm"), "rocm-core"),
+    (r"^\s*rocm-core\s+(\d+\.\d+\.\d+)(?:[-.]\d+)*\s*$", _one("stack.rocm"), "rocm-core"),  # pacman -Q (Arch)
     (r"\bamdgpu-install_(\d+\.\d+\.\d+[\d.\-]*?)_all\.deb", _one("stack.rocm")),
     (r"/opt/rocm-(\d+\.\d+\.\d+)\b", _one("stack.rocm_path"), "/opt/rocm-"),
     (r"/usr/local/cuda-(\d+\.\d+)\b", _one("stack.cuda_path"), "/usr/local/cuda-"),
@@ -647,8 +684,9 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^ROCm version: \((\d+), (\d+)\)\s*$", lambda m: iter([("torch.hip", f"{m.group(1)}.{m.group(2)}")])),
     (r"^\[Crystools INFO\] CPU: (.+?) - Arch: \S+(?: - OS: (.+?))?\s*$", _many(("host.cpu", 1), ("host.os", 2))),
     # llama.cpp / ggml: "Device 0: NVIDIA GeForce 940MX, compute capability 5.0" (the capability is the sm_ target)
-    (r"Device \d+: (.+?), (?:compute capability (\d+)\.(\d)\b|gfx)", lambda m: iter(
-        [("gpu.name", m.group(1)), *([("gpu.arch", f"sm_{m.group(2)}{m.group(3)}")] if m.group(2) else [])]),
+    (r"Device \d+: (.+?), (?:compute capability (\d+)\.(\d)\b|(gfx[0-9a-f]{3,4})?)", lambda m: iter(
+        [("gpu.name", m.group(1)), *([("gpu.arch", f"sm_{m.group(2)}{m.group(3)}")] if m.group(2) else []),
+         *([("gpu.arch", m.group(4))] if m.group(4) else [])]),
      "device "),
     (r"^Vulkan\d+: (?!llvmpipe|lavapipe|SwiftShader)((?:[^()]|\((?:TM|R)\))+?) \([^)]*\) \| uma", _one("gpu.name"),
      "vulkan"),
@@ -673,8 +711,12 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      _one("torch.available"),
      "is_available()"),  # what it printed, not a test of it nor what was expected
     (r"\bTorch backend: (?:AMD ROCm HIP|nVidia CUDA|NVIDIA CUDA) (\d\S*)", _one("torch.backend")),
-    (r"\bTorch detected GPU: (.+?)(?:\s+VRAM\b.*)?$", _one("gpu.name")),
+    # InvokeAI: "Using torch device: [AMD Radeon RX 7900 XTX (cuda:0), AMD Radeon 760M Graphics (cuda:1)]" or one name
+    (r"\bUsing torch device: \[?(.+?)\]?\s*$", _invoke_devices, "using torch device: "),
+    # Kohya's and SD.Next's start-up log: torch found the GPU (and uses it)
+    (r"\bTorch detected GPU: (.+?)(?:\s+VRAM\b.*?)?(?:\s+Arch \((\d+), (\d)\).*)?$", _torch_detected),
     (r"\bPython (\d+\.\d+\.\d+) on (?:Linux|Windows|linux|win32|darwin)", _one("host.python"), "python "),
+    (r"\bPython version is (\d+\.\d+\.\d+)\b", _one("host.python"), "python version is"),
     (r"\bfor GPU arch\s*:\s*(gfx[0-9a-f]{3,4})", _one("gpu.arch")),
     (r'msg="inference compute".*', _ollama),
     (r"\bregistered device CPU \((.+)\)\s*$", _one("host.cpu"), "registered device cpu"),  # llama.cpp's
@@ -688,6 +730,9 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r'server config env="map\[(.*?)\]"', _ollama_env),
     (r"detected amdgpu versions \[[^\]]*\]|gpu_type=gfx[0-9a-f]+|amdgpu \[\d+\] gfx[0-9a-f]+ is not supported", _gfx,
      "gfx"),
+    # TensorFlow: "Ignoring visible gpu device (device: 0, name: AMD Radeon RX 6600 XT, pci bus id: ...) with ..."
+    (r"Ignoring visible gpu device \(device: \d+, name: ([^,()]+?), pci bus id", _one("gpu.name"),
+     "ignoring visible gpu device"),
     (r"\bwith AMDGPU version\s*:\s*(gfx[0-9a-f]{3,4})", _one("gpu.arch")),
     (r"amdgcn-amd-amdhsa--(gfx[0-9a-f]{3,4})\b", _one("gpu.arch"), "amdhsa"),  # rocminfo's Name, MIOpen's ISA
     (r"/rocminfo-rocm-(\d+\.\d+\.\d+)/", _one("stack.rocm"), "rocminfo-rocm-"),
@@ -729,7 +774,7 @@ _UNGATED = tuple(RULES[i] for i in _UNGATED_AT)
 _SYMBOLS = "\u2600-\u27bf\ufe0f\U0001f300-\U0001faff"
 """Symbols and pictographs a script's summary marks its lines with (``🔧 Torch CUDA Available: True``)."""
 _FALLBACK: tuple[tuple[Rule, int], ...] = (
-    ((re.compile(r"^[\s>*\-•" + _SYMBOLS + r"]*\**\"?(?P<label>[A-Za-z][A-Za-z0-9 /\-]{0,40}?)\"?\**"
+    ((re.compile(r"^[\s>*\-•" + _SYMBOLS + r"]*\**\"?(?P<label>[A-Za-z][A-Za-z0-9 _/\-]{0,40}?)\"?\**"
                  r"(?:\s*\(e\.g\.?,?[^)]{0,30}\))?"
                  r"\s*(?:[:：=]|\.{3,})\s*"
                  r"(?P<value>\S.*)$"), _label_line), LABELLED),
@@ -796,7 +841,8 @@ _UBUNTU_RELEASE = re.compile(r"\d{2}(?:\.(?:04|10)(?:\.\d+)?)?(?:\s+LTS)?$")
 _MAYBE_PROSE_OS = Caseless.of(re.compile(r"ubuntu|debian|fedora|rocky linux|centos|linux mint|opensuse leap|rhel|"
                                           r"pop!_os|windows|wsl|gentoo linux|arch linux|nixos", re.IGNORECASE))
 """The names ``_PROSE_OS`` reads, without what must stand around them."""
-_PROSE_ROCM = re.compile(r"(?<![/\w.\-+])ROCm(?:\s+version)?(?:\s+is)?\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
+_PROSE_ROCM = re.compile(r"(?<![/\w.\-+])ROCm(?:\s+(?:version|support))?(?:\s+is)?\s*\(?v?(\d+\.\d+(?:\.\d+)?)\b",
+                         re.IGNORECASE)
 """A ROCm release named in a sentence, not in a path or URL (``.../whl/rocm5.4.2`` is the torch build's)."""
 _PROSE_CUDA = re.compile(r"(?<![/\w.\-+])(torch[- ]|pytorch[- ])?CUDA(?:\s+version)?\s+is\s+v?(\d{1,2}\.\d)\b",
                          re.IGNORECASE)

@@ -285,6 +285,10 @@ def _is_cpu_name(name: str) -> bool:
         r"Radeon\s+\S*\s*Graphics$|Radeon \d+M|Radeon\(TM\)", name) or bool(re.search(r"\bCPU\b", name))
 
 
+_GENERIC_OS = re.compile(r"^\s*(?:GNU/)?Linux\s*$", re.IGNORECASE)
+"""An OS answer that names no distribution (an issue form's ``Linux``)."""
+
+
 def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], origin: str) -> Fingerprint:
     """The facts single lines show, as a partial Fingerprint."""
     found: dict[str, list[Clue]] = defaultdict(list)
@@ -292,6 +296,10 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
         found[clue.field].append(clue)
     if found.get("os.name") and not any(c.rank == TOOL for c in found.get("host.os", [])):
         found["host.os"].extend(_os_release_names(found))
+    generic = [c for c in found.get("host.os", []) if _GENERIC_OS.match(c.value)]
+    if generic and any(not _GENERIC_OS.match(c.value) and c.rank <= min(g.rank for g in generic)
+                       for c in found["host.os"]):  # "Linux" beside "Debian 13", both answers: the distribution
+        found["host.os"] = [c for c in found["host.os"] if not _GENERIC_OS.match(c.value)]
     os_clue = _first(found, "host.os")
     os_id: Fact[str] = Fact.absent("paste")
     os_version: Fact[str] = Fact.absent("paste")

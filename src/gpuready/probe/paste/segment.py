@@ -97,7 +97,7 @@ def clean_lines(text: str) -> list[str]:
     return [line.rstrip() for line in lines]
 
 
-_MAYBE_CLEANED = ("&", "：", "，", _BANNER_GLUED)
+_MAYBE_CLEANED = ("&", "：", "，", _BANNER_GLUED, " INFO ", " WARNING ", " ERROR ", " DEBUG ", " CRITICAL ")
 """What a line that :func:`_clean_line` changes holds, besides a quote prefix (``>`` at its start)."""
 
 
@@ -106,8 +106,15 @@ _LOG_PREFIX = re.compile(r"(?:\[(?:\d{4}-\d\d-\d\d[ T][\d:.,]+|INFO|WARNING|WARN
 ``[2025-03-10 12:00:00.123] Total VRAM ...``."""
 
 
+_TIMED_LEVEL = re.compile(r"\d\d:\d\d:\d\d[-.,:]\d+\s+(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+(?=\S)")
+"""A time and a level before the message, as Kohya's GUI (rich's logger) prints it: ``15:45:16-129105 INFO     Torch
+...``."""
+
+
 def _clean_line(line: str) -> str:
     if line.startswith("[") and (prefix := _LOG_PREFIX.match(line)):
+        line = line[prefix.end():]
+    elif line[:1].isdigit() and (prefix := _TIMED_LEVEL.match(line)):
         line = line[prefix.end():]
     if "&" in line:
         line = html.unescape(line)
