@@ -30,7 +30,7 @@ _DOCKER_BASE = re.compile(r"^\s*(FROM|From:)\s+(--platform=\S+\s+)?(docker://)?(
 _NGC = re.compile(r"\bnvcr\.io/nvidia/|^\s*-?\s*image:\s*['\"]?\S*(?:nvidia/cuda|pytorch/pytorch:\S*cuda|"
                   r"[-:_]cuda\d+(?:\.\d+)*)")
 """NVIDIA's NGC images, and a CI job's container image built on CUDA (``image: runpod/pytorch:...-cuda12.1.1-...``)."""
-_CUDA_WHEELS = re.compile(r"download\.pytorch\.org/whl/(nightly/)?cu(\d{2,3}\b|\$)|\+cu(\d{2,3}\b|\$\{?\w*CUDA)|"
+CUDA_WHEELS = re.compile(r"download\.pytorch\.org/whl/(nightly/)?cu(\d{2,3}\b|\$)|\+cu(\d{2,3}\b|\$\{?\w*CUDA)|"
                           r"\+\$\{?CUDA\b|"
                           r"Jimver/cuda-toolkit|"
                           r"cuda-toolkit@|\bnvidia-(cublas|cudnn|cuda-runtime|cuda-nvrtc|nccl|cusparse)-cu\d+|"
@@ -123,7 +123,7 @@ def analyse_dockerfile(text: str) -> list[Hit]:
     for number, line in _lines(text):
         if _DOCKER_BASE.search(line):
             hits.append(Hit("build.dockerfile_cuda_base", number, line.strip()[:160]))
-        elif _CUDA_WHEELS.search(line) and "rocm" not in line.lower():
+        elif CUDA_WHEELS.search(line) and "rocm" not in line.lower():
             hits.append(Hit("ci.cuda_wheels", number, line.strip()[:160]))
     return hits
 
@@ -139,17 +139,33 @@ _NVIDIA_SMI_RUN = re.compile(r"^\s*(?:-\s+|run:\s*|[$>]\s+|sudo\s+)*(?:docker\s+
 container started to run it, a command substitution: ``NUM_GPUS=$(nvidia-smi -L | wc -l)``), not a mention of it."""
 
 
+_FLASH_FLAG = re.compile(r"attn_implementation[\"']?\s*[=:\s]\s*[\"']?flash_attention_2\b|"
+                         r"--(?:use[_-])?flash[_-]attn\b|\buse_flash_attention_2\s*=\s*True\b")
+"""flash-attn chosen on a command line or in code a README shows: ``--attn_implementation flash_attention_2``,
+``--flash_attn``, ``attn_implementation="flash_attention_2"``."""
+
+
+_NVIDIA_DOCKER = re.compile(r"\b(?:docker|podman)\b.*\s--gpus[= ]\S|[\"']--gpus[= ](?:all|\d)|--runtime[= ]nvidia\b|"
+                            r"\bnvidia-docker2?\b|\bnvidia-container-toolkit\b")
+"""A container given the GPU by NVIDIA's runtime on a command line (``docker run --gpus all``, ``--runtime=nvidia``),
+or that runtime installed; AMD's containers get /dev/kfd and /dev/dri instead."""
+
+
 def analyse_ci(text: str) -> list[Hit]:
     """CI workflows and shell scripts: CUDA wheel indexes, +cu121-style pins, a matrix of CUDA versions, the CUDA
     toolkit, NGC images, nvidia-smi runs."""
     hits = []
     for number, line in _lines(text):
-        if (_CUDA_WHEELS.search(line) or _CUDA_MATRIX.search(line)) and "rocm" not in line.lower():
+        if (CUDA_WHEELS.search(line) or _CUDA_MATRIX.search(line)) and "rocm" not in line.lower():
             hits.append(Hit("ci.cuda_wheels", number, line.strip()[:160]))
         elif _NGC.search(line) or _DOCKER_BASE.search(line):
             hits.append(Hit("build.dockerfile_cuda_base", number, line.strip()[:160]))
         elif "nvidia-smi" in line and _NVIDIA_SMI_RUN.match(line):
             hits.append(Hit("ci.nvidia_smi", number, line.strip()[:160]))
+        elif "flash" in line and _FLASH_FLAG.search(line):
+            hits.append(Hit("python.flash_attention_2_config", number, line.strip()[:160]))
+        elif ("--gpus" in line or "nvidia" in line.lower()) and _NVIDIA_DOCKER.search(line):
+            hits.append(Hit("build.nvidia_container_runtime", number, line.strip()[:160]))
         if "install" in line:
             hits += install_hits(line, number, wheels=True)
     return hits
@@ -179,7 +195,8 @@ BNB_CONFIGS = frozenset({"paged_adamw_32bit", "paged_adamw_8bit", "adamw_bnb_8bi
 """Optimizer names that select NVIDIA Apex's fused kernels and bitsandbytes' 8-bit/paged optimizers (TrainingArguments'
 ``optim``), read in Python strings and in YAML recipes alike."""
 _CONFIG_VALUE = re.compile(r"^\s*-?\s*['\"]?(attn_implementation|optim|optimizer|use_flash_attention_2|"
-                           r"use_flash_attn)['\"]?\s*:\s*['\"]?([\w.]+)['\"]?\s*(?:#.*)?$")
+                           r"use_flash_attn|enable_xformers_memory_efficient_attention)['\"]?\s*:\s*['\"]?([\w.]+)"
+                           r"['\"]?\s*(?:#.*)?$")
 """A training recipe's key and value (YAML): an attention implementation, an optimizer by name, a flash-attn switch."""
 _FLASH_ON = frozenset({"true", "yes", "on"})
 
@@ -193,7 +210,10 @@ def analyse_config(text: str) -> list[Hit]:
         if ":" not in line or (found := _CONFIG_VALUE.match(line)) is None:
             continue
         key, value = found.group(1), found.group(2)
-        if value == "flash_attention_2" or key.startswith("use_flash") and value.lower() in _FLASH_ON:
+        if key == "enable_xformers_memory_efficient_attention":
+            if value.lower() in _FLASH_ON:
+                hits.append(Hit("python.xformers_attention", number, line.strip()[:160]))
+        elif value == "flash_attention_2" or key.startswith("use_flash") and value.lower() in _FLASH_ON:
             hits.append(Hit("python.flash_attention_2_config", number, line.strip()[:160]))
         elif value in APEX_CONFIGS:
             hits.append(Hit("python.apex_config", number, line.strip()[:160]))
@@ -260,9 +280,13 @@ def analyse_docs(text: str) -> list[Hit]:
             continue  # a sentence, a list item: only code blocks and prompted commands are run by a reader
         if "nvidia-smi" in line and _NVIDIA_SMI_RUN.match(line):
             hits.append(Hit("ci.nvidia_smi", number, line.strip()[:160]))
+        if "flash" in line and _FLASH_FLAG.search(line):
+            hits.append(Hit("python.flash_attention_2_config", number, line.strip()[:160]))
+        if ("--gpus" in line or "nvidia" in line.lower()) and _NVIDIA_DOCKER.search(line):
+            hits.append(Hit("build.nvidia_container_runtime", number, line.strip()[:160]))
         if "install" not in line or _INSTALL.match(line) is None:
             continue
-        wheels = bool(_CUDA_WHEELS.search(line)) and "rocm" not in line.lower()
+        wheels = bool(CUDA_WHEELS.search(line)) and "rocm" not in line.lower()
         if wheels:
             hits.append(Hit("ci.cuda_wheels", number, line.strip()[:160]))
         hits += install_hits(line, number, wheels)

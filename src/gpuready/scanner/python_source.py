@@ -7,7 +7,7 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import Any
 
-from gpuready.scanner.build_files import APEX_CONFIGS, BNB_CONFIGS, nvcc_flag
+from gpuready.scanner.build_files import APEX_CONFIGS, BNB_CONFIGS, CUDA_WHEELS, nvcc_flag
 from gpuready.scanner.hits import Hit
 
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "OSError", "RuntimeError"}
@@ -247,6 +247,8 @@ class _Visitor(ast.NodeVisitor):
                 self.hit("python.apex_config", node, text)
             elif text in BNB_CONFIGS:
                 self.hit("python.bitsandbytes_config", node, text)
+            elif "whl/cu" in text and CUDA_WHEELS.search(text):  # setup.py's dependency_links, an index URL
+                self.hit("ci.cuda_wheels", node, text[:80])
             elif text.startswith("-") and nvcc_flag(text) and not self.nvcc_flag_seen:
                 self.nvcc_flag_seen = True  # one per file: the flags come in lists
                 self.hit("build.nvcc_flags", node, text[:80], self.optional)  # as optional as the build it is for
@@ -410,6 +412,8 @@ class _Visitor(ast.NodeVisitor):
             backend = keywords.get("backend") or (node.args[0] if node.args else None)
             if isinstance(backend, ast.Constant) and isinstance(backend.value, str) and "nccl" in backend.value:
                 self.hit("python.nccl_backend", node, backend.value)
+        if last == "enable_xformers_memory_efficient_attention":
+            self.hit("python.xformers_attention", node, function, self.optional)
         if last == "inline_asm_elementwise":
             self.hit("triton.inline_asm", node, function)
         elif last == "inline_ptx" or function.endswith("llvm.inline_asm"):  # CuTe DSL's PTX, MLIR's llvm dialect
@@ -534,7 +538,7 @@ def _test_text(node: ast.AST) -> str:
 
 
 _TRIGGERS = re.compile(r"cuda|CUDA|nvcc|nvidia|capability|cpp_extension|inline_asm|inline_ptx|num_warps|nccl|"
-                       r"flash_attention_2|"
+                       r"flash_attention_2|enable_xformers|whl/cu|"
                        r"apex|paged_|_8bit|bnb|-gencode|--expt|-Xptxas|-Xcompiler|diag-suppress|use_fast_math|-arch=|"
                        r"nvtx|cudnn|hip|HIP|rocm|ROCM")
 """A Python file without any of these words can hold no rule hit: only its imports are read."""

@@ -509,7 +509,8 @@ def test_nvidia_smi_runs_in_ci_and_docs_but_not_mentions() -> None:
     assert [(h.rule, h.line) for h in analyse_ci(ci)] == [("ci.nvidia_smi", 2), ("ci.nvidia_smi", 5)]
     docs = ("```\nsudo nvidia-smi --lock-gpu-clocks=BASE\n"
             "docker run --rm --gpus all nvidia/cuda:11.0-base nvidia-smi\n```\nCheck that nvidia-smi lists your GPU.\n")
-    assert [(h.rule, h.line) for h in analyse_docs(docs)] == [("ci.nvidia_smi", 2), ("ci.nvidia_smi", 3)]
+    assert [(h.rule, h.line) for h in analyse_docs(docs)] == [("ci.nvidia_smi", 2), ("ci.nvidia_smi", 3),
+                                                              ("build.nvidia_container_runtime", 3)]
 
 
 def test_containers_given_gpus_by_nvidia_runtime_and_ci_jobs_in_cuda_images(kb: KnowledgeBase, tmp_path: Path) -> None:
@@ -905,3 +906,33 @@ def test_imports_of_an_extension_built_only_for_cuda_and_jit_helpers(kb: Knowled
         ("python.cpp_extension_cuda", True), ("build.nvcc_flags", True)}
     assert not [h for h in analyse_python(jit.replace("extra_cuda_cflags", "extra_cflags"))
                 if h.rule == "python.cpp_extension_cuda"]
+
+
+def test_what_the_eleventh_held_out_corpus_showed_is_found() -> None:
+    """torchsparse (inline PTX whose first string is only '{\\n'; a CUDA index in setup.py's dependency_links),
+    OpenRLHF (flash-attn chosen on a training script's command line, nvidia-container-toolkit installed), AnimateDiff
+    (xformers attention switched on in code and in a YAML config), stable-baselines3 (docker run --gpus)."""
+    from gpuready.scanner.build_files import analyse_config
+    from gpuready.scanner.kernels import compile_rules
+
+    kb = load_kb()
+    ptx = '__device__ void f(int* p) {\n  asm volatile(\n    "{\\n"\n    "  ld.global.v4.u32 {%0}, [%1];\\n"\n' \
+          '    "}\\n" : "=r"(x) : "l"(p));\n}\n'
+    assert [h.rule for h in analyse_cfamily(ptx, compile_rules(kb.patterns.rules, "kernel."))] == ["kernel.inline_ptx"]
+    barrier = '__device__ void g() {\n  asm volatile("" ::: "memory");\n  x = "mov.u32";\n}\n'
+    assert analyse_cfamily(barrier, compile_rules(kb.patterns.rules, "kernel.")) == []
+    assert [h.rule for h in analyse_python("setup(dependency_links=['https://download.pytorch.org/whl/cu118'])\n")
+            if h.rule == "ci.cuda_wheels"] == ["ci.cuda_wheels"]
+    script = ("deepspeed --module openrlhf.cli.train_sft \\\n   --ds.attn_implementation flash_attention_2 \\\n"
+              "   --flash_attn\nsudo apt-get install -y nvidia-container-toolkit\nNVIDIA_ARG=\"--gpus all\"\n"
+              "python train.py --gpus 4\n")
+    assert [(h.rule, h.line) for h in analyse_ci(script) if not h.rule.startswith("requirement")] == [
+        ("python.flash_attention_2_config", 2), ("python.flash_attention_2_config", 3),
+        ("build.nvidia_container_runtime", 4), ("build.nvidia_container_runtime", 5)]
+    assert [h.rule for h in analyse_python("if is_xformers_available():\n"
+                                           "    unet.enable_xformers_memory_efficient_attention()\n")
+            if "xformers" in h.rule] == ["python.xformers_attention"]
+    assert [h.line for h in analyse_config("mixed_precision_training: true\n"
+                                           "enable_xformers_memory_efficient_attention: True\n")] == [2]
+    assert analyse_config("enable_xformers_memory_efficient_attention: False\n") == []
+    assert [h.line for h in analyse_docs("```bash\ndocker run -it --gpus all image\n```\n")] == [2]
