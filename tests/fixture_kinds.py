@@ -35,7 +35,8 @@ NOT_ONE_PARSER = frozenset({"compat-sources", "runs-schema1", "pastes", "scan-co
                             "scan-corpus-holdout4", "scan-corpus-holdout5", "pastes-holdout6",
                             "pastes-holdout7", "scan-corpus-holdout6", "pastes-holdout8", "scan-corpus-holdout7",
                             "pastes-holdout9", "scan-corpus-holdout8", "pastes-holdout10",
-                            "scan-corpus-holdout9", "pastes-holdout11", "scan-corpus-holdout10"})
+                            "scan-corpus-holdout9", "pastes-holdout11", "scan-corpus-holdout10",
+                            "pastes-holdout12", "scan-corpus-holdout11"})
 """Folders of other material: stored Runs, whole pastes (read by the paste reader), scan labels, example code."""
 
 
