@@ -83,6 +83,11 @@ def _normal(text: Any) -> str:
     return re.sub(r"\s+", " ", str(text)).strip().lower()
 
 
+def _gpu_text(text: Any) -> str:
+    return _normal(re.sub(r"^\s*(?:AMD|NVIDIA)\s+(?=\S)", "", re.sub(r"\s*\([^)]*\)\s*$", "", str(text)),
+                          flags=re.IGNORECASE))
+
+
 def _os_text(text: Any) -> str:
     return _normal(re.sub(r"^\s*(?:GNU/)?Linux\s+(?=\S)", "", re.sub(r"\([^)]*\)", "", str(text))))
 
@@ -90,9 +95,9 @@ def _os_text(text: Any) -> str:
 def _same(want: Any, got: Any, key: str) -> bool:
     if got is None:
         return False
-    if key == "gpus":  # a trailing "(rev. 2.0)", "(Driver Version 23.10.2)" is no part of the name
-        return {_normal(re.sub(r"\s*\([^)]*\)\s*$", "", str(w))) for w in want} == {
-            _normal(re.sub(r"\s*\([^)]*\)\s*$", "", str(g))) for g in got}
+    if key == "gpus":  # a trailing "(rev. 2.0)", "(Driver Version 23.10.2)" or a leading vendor ("AMD Mi100" for a
+        # label's "Mi100") is no part of the name
+        return {_gpu_text(w) for w in want} == {_gpu_text(g) for g in got}
     if key == "gpu_archs":
         return {_normal(w) for w in want} == {_normal(g) for g in got}
     if key == "env":

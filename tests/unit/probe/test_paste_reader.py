@@ -1187,8 +1187,10 @@ def test_a_prints_pattern_has_at_most_one_group_that_takes_spaces() -> None:
 
     patterns = _print_lines(["a, b, c, d, e, 'END'",
                              "'GPU', torch.cuda.get_device_name(0), torch.cuda.get_device_name(1)"])
-    assert [p.pattern.count(".+") for p in patterns] == [0, 1]
-    assert patterns[0].fullmatch(" ".join(["y"] * 400)) is None
+    assert [p.pattern.count(".+") for p, _ in patterns] == [0, 1]
+    assert patterns[0][0].fullmatch(" ".join(["y"] * 400)) is None
+    fstrings = _print_lines(["f'{torch.cuda.get_device_name(0)} and {torch.cuda.get_device_name(1)}'"])
+    assert [p.pattern.count(".+") for p, _ in fstrings] == [1]
     command = "python -c \"print('GPU', torch.cuda.get_device_name(0), 'on', torch.__version__)\""
     assert [(c.field, c.value) for c in printed(command, ("GPU AMD Radeon VII on 2.4.1+rocm6.1",), 1)] == [
         ("gpu.name", "AMD Radeon VII"), ("torch.version", "2.4.1+rocm6.1")]
@@ -1293,3 +1295,32 @@ def test_what_the_eleventh_held_out_set_showed_is_read() -> None:
     assert _facts("rocm-core 6.0.2-2\nrocminfo 6.0.2-1\n")["rocm"] == "6.0.2"
     assert _facts("/bin/sh: 1: /usr/local/cuda/bin/nvcc: not found\nCUDA available: True\n")["errors"] == [
         "gpu_compiler_missing"]
+
+
+def test_what_the_twelfth_held_out_set_showed_is_read() -> None:
+    """TheRock#1066 (a torch build named after `pip show torch`, 'python 3.12 here', a GPU followed by its target, the
+    output of a print said in a sentence), rocm/pytorch#2730 (an f-string print's label), InvokeAI#4211's device
+    line, llama.cpp#3888's 'CUDA 98 error' (invalid device function), AI-Benchmark's GPU line, Docker without the
+    NVIDIA runtime, rocBLAS's missing TensileLibrary, XLA's HIP_ERROR_ spelling."""
+    therock = ("`pip show torch` (this says: 2.7.0a0+rocm7.0.0rc20250717 for now)\n"
+               "follow the scripts (I'm using python 3.12 here):\n\n### GPU\n\nAMD Radeon RX 9060 XT gfx1200\n\n"
+               '`python -c "import torch; print(torch.cuda.is_available())"`\n'
+               "-And this command's output for me is: False\n")
+    read = _facts(therock)
+    assert (read["torch"], read["python"], read["gpus"], read["archs"], read["available"]) == (
+        "2.7.0a0+rocm7.0.0rc20250717", "3.12", ["AMD Radeon RX 9060 XT"], ["gfx1200"], False)
+    script = ('```python\nimport torch\nprint("PyTorch detects GPU:", torch.cuda.is_available())\n'
+              'print(f"ROCm device detected: {torch.cuda.get_device_name(0)}")\ndevice = torch.device("cuda")\n'
+              'torch.cuda.synchronize()\n```\nResults in:\n```sh\nPyTorch detects GPU: True\n'
+              "ROCm device detected: AMD Radeon RX 7600\n```\n")
+    read = _facts(script)
+    assert (read["available"], read["gpus"]) == (True, ["AMD Radeon RX 7600"])
+    invoke = "[2023-08-09 17:25:18,421]::[InvokeAI]::INFO --> GPU device = cuda AMD Radeon RX 6800 XT\n"
+    assert (_facts(invoke)["gpus"], _facts(invoke)["available"]) == (["AMD Radeon RX 6800 XT"], True)
+    assert _facts("Once it loads it crashes with a CUDA 98 error\n")["errors"] == ["invalid_device_function"]
+    assert _facts("*  TF Version: 2.11.0\n*  GPU/0: AMD Instinct MI100\n")["gpus"] == ["AMD Instinct MI100"]
+    assert _facts('docker: Error response from daemon: could not select device driver "" with capabilities: '
+                  "[[gpu]]\n")["errors"] == ["container_gpu_runtime_missing"]
+    assert _facts("Error: TensileLibrary.dat not found\n")["errors"] == ["rocblas_no_library_for_gpu"]
+    assert _facts("rocm_driver.cc:1294] failed to query device memory info: HIP_ERROR_InvalidValue\n")[
+        "errors"] == ["gpu_runtime_error"]

@@ -287,6 +287,7 @@ def _named_gpu(value: str, explicit: bool) -> Iterator[Found]:
         yield "gpu.arch", normalise_gfx_name(target)
     inside = re.match(r"^gfx[0-9a-f]{3,4}\s*\((.+)\)\s*$", value)
     name = inside.group(1) if inside else re.sub(r"\s*\([^)]*\)?\s*$", "", value).strip()
+    name = re.sub(r"(?<=\w)\s+gfx[0-9a-f]{3,4}$", "", name)  # "AMD Radeon RX 9060 XT gfx1200": the target said after
     count = re.search(r"(?:^|\s)(?:(\d{1,2})\s*[x×]\s*\S|\S+?[x×](\d{1,2})\b)", name)
     if count:
         name = re.sub(r"^\d{1,2}\s*[x×]\s*|(?<=\w)[x×]\d{1,2}\b.*$", "", name).strip()
@@ -713,6 +714,9 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"\bTorch backend: (?:AMD ROCm HIP|nVidia CUDA|NVIDIA CUDA) (\d\S*)", _one("torch.backend")),
     # InvokeAI: "Using torch device: [AMD Radeon RX 7900 XTX (cuda:0), AMD Radeon 760M Graphics (cuda:1)]" or one name
     (r"\bUsing torch device: \[?(.+?)\]?\s*$", _invoke_devices, "using torch device: "),
+    (r"^\W*GPU/\d+:\s*(\S.*?)\s*$", _one("gpu.name"), "gpu/"),  # AI-Benchmark's "*  GPU/0: AMD Instinct MI100"
+    (r"\bGPU device = (?:cuda|xpu)(?::\d+)? (.+?)\s*$",
+     lambda m: iter([("gpu.name", m.group(1)), ("torch.available", "True")]), "gpu device = "),  # InvokeAI 3
     # Kohya's and SD.Next's start-up log: torch found the GPU (and uses it)
     (r"\bTorch detected GPU: (.+?)(?:\s+VRAM\b.*?)?(?:\s+Arch \((\d+), (\d)\).*)?$", _torch_detected),
     (r"\bPython (\d+\.\d+\.\d+) on (?:Linux|Windows|linux|win32|darwin)", _one("host.python"), "python "),
@@ -797,6 +801,9 @@ _PRINT_CALL = re.compile(r"\bprint\(\s*((?:torch|jax|jaxlib)\.[\w.]+(?:\([^()]*\
 _SAID = re.compile(r"^\s*(?:(?:and\s+)?it\s+|which\s+|that\s+)?(?:gives|returns|prints|outputs|output|result|shows)"
                    r"\s*:?\s*(?P<value>\S*)\s*$", re.IGNORECASE)
 """What a person writes below a print: ``gives`` (the value on the next line), ``returns `False```."""
+_OUTPUT_IS = re.compile(r"^\W*(?:and\s+)?(?:this|the|its|my|it)?\s*(?:command'?s\s+)?(?:output|result|answer)\b"
+                        r"[^:]{0,30}?\bis\s*:?\s*[`'\"]?(?P<value>True|False)[`'\"]?\W*$", re.IGNORECASE)
+"""A sentence below a print that says what it printed: ``-And this command's output for me is: False``."""
 _BARE_LABEL = re.compile(r"^\s*[A-Za-z][A-Za-z /()\-]{1,38}$")
 """A line that can be a label alone (no digit, no colon): an issue form's question copied as plain text."""
 _TOO_GENERIC = frozenset({"system", "platform", "device", "card", "hardware", "graphics", "architecture", "python",
@@ -850,11 +857,12 @@ _PROSE_CUDA = re.compile(r"(?<![/\w.\-+])(torch[- ]|pytorch[- ])?CUDA(?:\s+versi
 _MODULE = re.compile(r"(?<![\w/.\-])(rocm|pytorch|torch)/(\d+\.\d+(?:\.\d+)?)(?![\w/+]|\.\w)", re.IGNORECASE)
 """An environment module named with its version, as HPC clusters load them (``module load rocm/5.2.3``), not a
 path or a URL (``/opt/rocm/...``, ``.../whl/rocm6.0``)."""
-_PROSE_TORCH = re.compile(r"\b(?:py)?torch\b[\w ,-]{0,30}?\(\s*v?(\d+\.\d+(?:\.\d+)?(?:\.dev\d+|a0|rc\d+)?"
-                          r"\+(?:cu\d{2,3}|rocm\d+(?:\.\d+)*|cpu|xpu))\s*\)", re.IGNORECASE)
-"""A torch build named in brackets after the word (``the latest PyTorch nightly (2.6.0.dev20241112+cu121)``): the
-build's tag makes it torch's version, not another number."""
-_PROSE_PYTHON = re.compile(r"\b(?:using|running|with|on)\s+Python\s+(3\.\d+\.\d+)\b", re.IGNORECASE)
+_PROSE_TORCH = re.compile(r"\b(?:py)?torch\b[^()\n]{0,30}?\((?:[\w ]{0,20}:\s*)?v?(\d+\.\d+(?:\.\d+)?"
+                          r"(?:\.dev\d+|a0|rc\d+)?\+(?:cu\d{2,3}|rocm\d+(?:\.\d+)*(?:rc\d+)?|cpu|xpu))(?=[\s),])",
+                          re.IGNORECASE)
+"""A torch build named in brackets after the word (``the latest PyTorch nightly (2.6.0.dev20241112+cu121)``, ```pip
+show torch` (this says: 2.7.0a0+rocm7.0.0rc20250717 for now)``): the build's tag makes it torch's version."""
+_PROSE_PYTHON = re.compile(r"\b(?:using|running|with|on)\s+Python\s+(3\.\d+(?:\.\d+)?)\b(?!\.\d)", re.IGNORECASE)
 _PROSE_KERNEL = re.compile(r"\b(\d+\.\d+\.\d+-\d+(?:\.\d+)*-(?:generic|lowlatency|azure|aws|gcp|oem|amd64|"
                            r"microsoft-standard-WSL2)|\d+\.\d+\.\d+\.\d+-microsoft-standard-WSL2)\b")
 """A kernel release in a sentence: a distribution's build (``6.8.0-45-generic``) or WSL's (``6.6.87.2-microsoft-
@@ -1016,6 +1024,12 @@ def _read_lines(lines: Sequence[str], first_line: int, gates: LineGates, is_pros
                 found_here = True
                 yield Clue(known[0], value, number, LABELLED)
                 continue
+        elif printed_expr and number - printed_at <= 2 and "is" in line and (
+                output := _OUTPUT_IS.match(line)) and (known := printed_field(printed_expr)) and (
+                taken := fitted(output.group("value"), known[1])) is not None:
+            found_here = True
+            yield Clue(known[0], taken, number, LABELLED)
+            continue
         elif printed_expr and number - printed_at <= 4 and len(line) <= 40 and (said := _SAID.match(line)):
             known = printed_field(printed_expr)
             value = said.group("value").strip().strip("`'\" ")

@@ -553,8 +553,8 @@ _CPU_DEVICES_ASKED = re.compile(r"\b(?:local_)?devices\(\s*(?:backend\s*=\s*)?[\
 prints says nothing about the GPU."""
 
 
-_SCRIPT_LINE = re.compile(r"^(?:import \w|from \w[\w.]* import |print\(|\w+\s*=\s*\S|#|$)")
-"""A line of a short Python script of imports, assignments and prints (comments and blank lines between)."""
+_SCRIPT_LINE = re.compile(r"^(?:import \w|from \w[\w.]* import |print\(|\w+\s*=\s*\S|[A-Za-z_][\w.]*\(|#|$)")
+"""A line of a short Python script of imports, assignments, calls and prints (comments and blank lines between)."""
 
 
 def _print_script(lines: tuple[str, ...]) -> str:

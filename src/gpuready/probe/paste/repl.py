@@ -57,43 +57,59 @@ _LITERAL = re.compile(r"""^(["'])([^"'{}]*)\1$""")
 """A plain string argument of ``print``, printed as it is (an f-string is not one)."""
 
 
-def _print_lines(calls: list[str]) -> list[re.Pattern[str]]:
-    """Per ``print(...)`` of a command that labels what it prints (``print('CUDA OK', torch.cuda.is_available())``)
-    or prints several times, the line it prints: its plain strings as they are, each expression a group named after
-    the field it shows (``f0``, ``f1`` ... in argument order; an expression that shows no known field: any text)."""
-    if len(calls) < 2 and not any(_LITERAL.match(a) for call in calls for a in _arguments(call)):
+_FSTRING = re.compile(r"""^f(["'])(.*)\1$""")
+"""An f-string argument of ``print``: ``f"ROCm device detected: {torch.cuda.get_device_name(0)}"``."""
+
+
+def _print_lines(calls: list[str]) -> list[tuple[re.Pattern[str], list[str]]]:
+    """Per ``print(...)`` of a command that labels what it prints (``print('CUDA OK', torch.cuda.is_available())``,
+    an f-string with its text around the value) or prints several times, the line it prints: its plain strings as
+    they are, each expression a group (``f0``, ``f1`` ... in order; an expression that shows no known field: any
+    text), with the expressions the groups stand for."""
+    if len(calls) < 2 and not any(_LITERAL.match(a) or _FSTRING.match(a) for call in calls for a in _arguments(call)):
         return []
     lines = []
     for call in calls:
-        parts, spaced = [], False
-        for position, argument in enumerate(_arguments(call)):
-            literal = _LITERAL.match(argument)
-            known = None if literal else printed_field(argument)
+        parts: list[str] = []
+        expressions: list[str] = []
+        spaced = False
+        for argument in _arguments(call):
+            literal, formatted = _LITERAL.match(argument), _FSTRING.match(argument)
             if literal:
                 parts.append(re.escape(literal.group(2)))
-            elif known and known[1] == "gpu" and not spaced:  # a name has spaces: one such group a line, no more
-                parts.append(f"(?P<f{position}>.+)")
-                spaced = True
-            else:  # one word: the pattern stays linear whatever the line (no two groups compete for its spaces)
-                parts.append(f"(?P<f{position}>\\S+)" if known else "\\S+")
-        lines.append(re.compile(" ".join(parts)))
+                continue
+            pieces = re.split(r"\{([^{}]+)\}", formatted.group(2)) if formatted else ["", argument, ""]
+            text = ""
+            for index, piece in enumerate(pieces):
+                if index % 2 == 0:
+                    text += re.escape(piece)
+                    continue
+                expression = piece.split(":")[0].split("!")[0].strip()
+                known = printed_field(expression)
+                if known and known[1] == "gpu" and not spaced:  # a name has spaces: one such group a line, no more
+                    text += f"(?P<f{len(expressions)}>.+)"
+                    spaced = True
+                else:  # one word: the pattern stays linear whatever the line (no two groups compete for its spaces)
+                    text += f"(?P<f{len(expressions)}>\\S+)" if known else "\\S+"
+                expressions.append(expression)
+            parts.append(text)
+        lines.append((re.compile(" ".join(parts)), expressions))
     return lines
 
 
-def _labelled_prints(calls: list[str], patterns: list[re.Pattern[str]],
+def _labelled_prints(patterns: list[tuple[re.Pattern[str], list[str]]],
                      lines: list[tuple[int, str]]) -> Iterator[Clue]:
     """The facts of a command whose prints :func:`_print_lines` reads, each print's line found in order (warnings and
     other output between them are passed over)."""
     at = 0
-    for pattern, call in zip(patterns, calls, strict=True):
-        arguments = _arguments(call)
+    for pattern, expressions in patterns:
         for index in range(at, len(lines)):
             number, line = lines[index]
             if len(line) > _LONGEST or (match := pattern.fullmatch(line)) is None:
                 continue
             at = index + 1
             for name, text in match.groupdict().items():
-                known = printed_field(arguments[int(name[1:])])
+                known = printed_field(expressions[int(name[1:])])
                 value = fitted(text, known[1]) if known else None
                 if known and value is not None:
                     yield Clue(known[0], value, number)
@@ -105,7 +121,7 @@ def printed(command: str, output: tuple[str, ...], first_line: int) -> Iterator[
     calls = _calls(command)
     if patterns := _print_lines(calls):
         lines = [(first_line + i, _OUT.sub("", line.strip())) for i, line in enumerate(output) if line.strip()]
-        found = list(_labelled_prints(calls, patterns, lines))
+        found = list(_labelled_prints(patterns, lines))
         if found:
             yield from found
             return
