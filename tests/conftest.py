@@ -68,6 +68,15 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
         connection.execute(text(f"CREATE DATABASE {name}"))
     url = make_url(_with_driver(postgres_server)).set(database=name).render_as_string(hide_password=False)
     yield url
-    with admin.connect() as connection:
-        connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+    from sqlalchemy.exc import OperationalError
+
+    for attempt in range(2):  # FORCE ends the test's sessions; on a loaded machine the admin link can go with them
+        try:
+            with admin.connect() as connection:
+                connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            break
+        except OperationalError:
+            admin.dispose()  # a fresh connection for the second try; a second failure is a real one
+            if attempt == 1:
+                raise
     admin.dispose()

@@ -134,9 +134,10 @@ _CUDA_MATRIX = re.compile(r"^\s*-?\s*['\"]?cuda(?:[-_]?(?:version|ver|toolkit))?
 
 
 _NVIDIA_SMI_RUN = re.compile(r"^\s*(?:-\s+|run:\s*|[$>]\s+|sudo\s+)*(?:docker\s+run\b.*\s)?nvidia-smi\b|"
-                             r".*(?:\$\(|`)\s*nvidia-smi\b")
+                             r".*(?:\$\(|`)\s*nvidia-smi\b|.*\b(?:which|command\s+-v|type\s+-p)\s+nvidia-smi\b")
 """A step or a command line that runs nvidia-smi (``- nvidia-smi``, ``run: nvidia-smi -L``, ``$ sudo nvidia-smi``, a
-container started to run it, a command substitution: ``NUM_GPUS=$(nvidia-smi -L | wc -l)``), not a mention of it."""
+container started to run it, a command substitution: ``NUM_GPUS=$(nvidia-smi -L | wc -l)``) or looks for it to decide
+whether there is a GPU (``if which nvidia-smi``: an AMD machine takes the no-GPU path), not a mention of it."""
 
 
 _FLASH_FLAG = re.compile(r"attn_implementation[\"']?\s*[=:\s]\s*[\"']?flash_attention_2\b|"
@@ -166,8 +167,14 @@ def analyse_ci(text: str) -> list[Hit]:
             hits.append(Hit("python.flash_attention_2_config", number, line.strip()[:160]))
         elif ("--gpus" in line or "nvidia" in line.lower()) and _NVIDIA_DOCKER.search(line):
             hits.append(Hit("build.nvidia_container_runtime", number, line.strip()[:160]))
-        if "install" in line:
-            hits += install_hits(line, number, wheels=True)
+        if "install" in line:  # a CUDA build installed by a script or a CI step is deployment: CUDA wheels, once
+            wheels = any(h.rule == "ci.cuda_wheels" and h.line == number for h in hits)
+            for hit in install_hits(line, number):
+                if hit.rule != "requirement.cuda_local_version":
+                    hits.append(hit)
+                elif not wheels:  # 'pip install jax[cuda]' in an install script
+                    hits.append(Hit("ci.cuda_wheels", number, line.strip()[:160]))
+                    wheels = True
     return hits
 
 
@@ -276,8 +283,13 @@ def analyse_docs(text: str) -> list[Hit]:
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
             continue
+        for span in re.findall(r"`([^`\n]{8,300})`", line) if "install" in line and "`" in line else ():
+            if _INSTALL.match(span):  # "* Install pytorch by `pip install torch==1.11.0 --extra-index-url .../cu113`"
+                wheels = bool(CUDA_WHEELS.search(span)) and "rocm" not in span.lower()
+                hits += [Hit("ci.cuda_wheels", number, span[:160])] if wheels else []
+                hits += install_hits(span, number, wheels)
         if not (fenced or line.startswith(("    ", "\t")) or re.match(r"\s*[$>]\s", line)):
-            continue  # a sentence, a list item: only code blocks and prompted commands are run by a reader
+            continue  # a sentence, a list item: only code blocks, prompted commands and code spans are run
         if "nvidia-smi" in line and _NVIDIA_SMI_RUN.match(line):
             hits.append(Hit("ci.nvidia_smi", number, line.strip()[:160]))
         if "flash" in line and _FLASH_FLAG.search(line):

@@ -42,7 +42,7 @@ def requirement_hits(text: str, line: int, optional: bool = False) -> list[Hit]:
             hits.append(Hit("install.named_otherwise_on_rocm", line, text.strip(), optional))
         extras = _EXTRAS.match(text[match.end():])
         for extra in extras.group(1).split(",") if extras else ():
-            if _NAME.fullmatch(extra := extra.strip()):  # "trl[vllm]" installs vllm too: a requirement on it
+            if _NAME.fullmatch(extra := extra.strip()) and not _VARIANT_EXTRA.fullmatch(extra):  # "trl[vllm]": vllm too
                 hits.append(Hit("requirement", line, f"{extra} (the [{extra}] extra of {text.strip()})", optional))
     return hits
 
@@ -51,6 +51,8 @@ GIT_REPO = re.compile(r"^git\+https?://github\.com/([\w.-]+/[\w.-]+?)(?:\.git)?(
 """A requirement installed from a GitHub repository (``git+https://github.com/Dao-AILab/causal-conv1d.git@v1.4``)."""
 _EXTRAS = re.compile(r"\s*\[([^\]]{1,200})\]")
 """A requirement's extras, right after its name: ``trl[vllm]``, ``distilabel[vllm,ray,openai]``."""
+_VARIANT_EXTRA = re.compile(r"(?:cuda|cu|rocm|cpu|gpu|tpu|xpu|and-cuda)[\w.\-]*|all|dev|test|tests|docs", re.IGNORECASE)
+"""Extras that choose a build or a group of tools (``jax[cuda12]``, ``[dev]``), not another package by its name."""
 
 
 def _index(text: str, line: int) -> list[Hit]:

@@ -936,3 +936,19 @@ def test_what_the_eleventh_held_out_corpus_showed_is_found() -> None:
                                            "enable_xformers_memory_efficient_attention: True\n")] == [2]
     assert analyse_config("enable_xformers_memory_efficient_attention: False\n") == []
     assert [h.line for h in analyse_docs("```bash\ndocker run -it --gpus all image\n```\n")] == [2]
+
+
+def test_what_the_twelfth_held_out_corpus_showed_is_found(kb: KnowledgeBase) -> None:
+    """faster-whisper (CTranslate2, whose ROCm build came with 4.7.0 and is a source build; py3nvml), vmoe (a script
+    that asks `which nvidia-smi` to choose jax[cuda]), ngp_pl (an install command in a README list item's code
+    span)."""
+    assert kb.by_pip_name("ctranslate2").severity is Severity.WARN  # type: ignore[union-attr]
+    assert kb.by_pip_name("ctranslate2").rocm_from == "4.7.0"  # type: ignore[union-attr]
+    assert kb.by_import("py3nvml.py3nvml").name == "nvidia-ml-py"  # type: ignore[union-attr]
+    script = ("if ( which nvidia-smi &> /dev/null ); then\n"
+              "  pip install -q 'jax[cuda]' -f https://storage.googleapis.com/jax-releases/jax_releases.html;\nfi\n")
+    assert [(h.rule, h.line) for h in analyse_ci(script) if h.rule != "requirement"] == [
+        ("ci.nvidia_smi", 1), ("ci.cuda_wheels", 2)]  # jax[cuda]: the CUDA build by its extra
+    readme = ("* Python libraries\n    * Install pytorch by `pip install torch==1.11.0 --extra-index-url "
+              "https://download.pytorch.org/whl/cu113`\nThen read `the install guide` and install it.\n")
+    assert [(h.rule, h.line) for h in analyse_docs(readme) if h.rule.startswith("ci.")] == [("ci.cuda_wheels", 2)]
