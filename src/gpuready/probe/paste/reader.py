@@ -141,22 +141,29 @@ def _structured(kind: str, section: Section, origin: str) -> Fingerprint | None:
 
 @functools.cache
 def _field_names(kind: type) -> tuple[str, ...]:
-    """A dataclass's field names (``dataclasses.fields`` builds them anew at each call)."""
-    return tuple(f.name for f in dataclasses.fields(kind))
+    """A dataclass's field names (``dataclasses.fields`` builds them anew at each call); () for any other type."""
+    return tuple(f.name for f in dataclasses.fields(kind)) if dataclasses.is_dataclass(kind) else ()
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+"""Types that hold no Fact: a labelling walk does not descend into them."""
 
 
 def _label(value: Any, label: str) -> Any:
-    """Every ok Fact inside ``value`` (a dataclass tree) marked with the section it came from."""
-    if isinstance(value, Fact):
+    """Every ok Fact inside ``value`` (a dataclass tree) marked with the section it came from; a part of the tree
+    with nothing to mark is the same object, not a copy."""
+    kind = type(value)
+    if kind is Fact:
         return dataclasses.replace(value, section=label) if value.ok and not value.section else value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {name: new for name in _field_names(type(value))
-                   if (new := _label(old := getattr(value, name), label)) is not old}
-        return dataclasses.replace(value, **changes) if changes else value  # an unchanged tree is not copied
-    if isinstance(value, tuple):
-        items = tuple(_label(item, label) for item in value)
+    if kind is tuple:
+        items = tuple(item if type(item) in _LEAVES else _label(item, label) for item in value)
         return value if all(new is old for new, old in zip(items, value, strict=True)) else items
-    return value
+    changes = {}
+    for name in _field_names(kind):
+        old = getattr(value, name)
+        if type(old) not in _LEAVES and (new := _label(old, label)) is not old:
+            changes[name] = new
+    return dataclasses.replace(value, **changes) if changes else value
 
 
 def _first(found: dict[str, list[Clue]], field: str) -> Clue | None:
