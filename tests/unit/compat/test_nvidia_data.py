@@ -10,9 +10,10 @@ import pytest
 
 from gpuready.compat.importers.nvidia import cuda_driver_facts, ngc_pytorch_facts, table_rows
 from gpuready.compat.importers.update import merged
+from gpuready.compat.judge import judge
 from gpuready.compat.load import Dataset, load_dataset
 from gpuready.errors import ParseError
-from gpuready.model import Fact
+from gpuready.model import Fact, Severity
 from gpuready.probe.nvidia import nvidia_smi_argv
 from tests.unit.compat.test_rules import judged, machine, torch_child
 
@@ -97,3 +98,32 @@ def test_ngc_release_notes() -> None:
         == ("545",)
     with pytest.raises(ParseError):
         list(ngc_pytorch_facts("Release 25.12 is based on CUDA 13.1.0.", "u"))
+
+
+def test_a_system_toolkit_of_another_major_release_than_torch_is_a_warning(data: Dataset) -> None:
+    """vLLM#5547's V100: torch 2.3.0 built with CUDA 12.1, nvcc 11.7 on the machine (collect_env's 'CUDA runtime
+    version'): torch runs, extensions built there do not (torch's cpp_extension refuses a major mismatch)."""
+    from gpuready.probe.paste import read_paste
+
+    paste = ("PyTorch version: 2.3.0+cu121\nIs debug build: False\nCUDA used to build PyTorch: 12.1\n"
+             "ROCM used to build PyTorch: N/A\n\nOS: Ubuntu 22.04.4 LTS (x86_64)\n"
+             "Is CUDA available: True\nCUDA runtime version: {toolkit}\nGPU models and configuration: "
+             "GPU 0: Tesla V100-PCIE-32GB\nNvidia driver version: 535.171.04\n")
+    found = {f.code: f for f in judge(read_paste(paste.format(toolkit="11.7.99"), "x"), data)}
+    assert found["cuda.toolkit_unlike_torch"].severity is Severity.WARN
+    assert found["cuda.toolkit_unlike_torch"].evidence == {"toolkit": "11.7.99", "torch CUDA": "12.1"}
+    assert "cuda.toolkit_unlike_torch" not in {f.code for f in judge(read_paste(paste.format(toolkit="12.4.131"),
+                                                                                  "x"), data)}
+
+
+def test_a_torch_version_without_its_build_tag_takes_the_one_its_cuda_implies(data: Dataset) -> None:
+    """pip list and Lightning print '2.2.2'; torch's CUDA 12.1 says the wheel is 2.2.2+cu121, whose targets the data
+    knows; without the CUDA version the build stays unknown."""
+    from gpuready.probe.paste import read_paste
+
+    lightning = ("* CUDA:\n\t- GPU:\n\t\t- NVIDIA GeForce RTX 3080 Laptop GPU\n\t- available:         True\n"
+                 "\t- version:           {cuda}\n* Lightning:\n\t- torch:             2.2.2\n")
+    assert "unknown.torch_arch_list" not in {f.code for f in judge(read_paste(lightning.format(cuda="12.1"), "x"),
+                                                                     data)}
+    unknown = {f.code for f in judge(read_paste(lightning.format(cuda="None"), "x"), data)}
+    assert unknown & {"unknown.torch_arch_list", "unknown.torch_build"}  # which build it is stays a question

@@ -946,6 +946,7 @@ def _prose_every_pattern(line: str) -> list:  # type: ignore[type-arg]
               if not (m.group(1) or "").lower().endswith("ubuntu") or found_clues._UBUNTU_RELEASE.search(m.group(0))]
     found += [("stack.rocm", m.group(1)) for m in found_clues._PROSE_ROCM.finditer(line)]
     found += [("host.kernel", m.group(1)) for m in found_clues._PROSE_KERNEL.finditer(line)]
+    found += [("host.kernel", m.group(1)) for m in found_clues._PROSE_KERNEL_SAID.finditer(line)]
     found += [("host.python", m.group(1)) for m in found_clues._PROSE_PYTHON.finditer(line)]
     paired = re.search(r"\b((?:AMD |NVIDIA )?(?:Radeon|Instinct|GeForce)[\w ()]{1,40}?)\s*\((gfx[0-9a-f]{3,4})\)", line)
     if paired:
@@ -1324,3 +1325,55 @@ def test_what_the_twelfth_held_out_set_showed_is_read() -> None:
     assert _facts("Error: TensileLibrary.dat not found\n")["errors"] == ["rocblas_no_library_for_gpu"]
     assert _facts("rocm_driver.cc:1294] failed to query device memory info: HIP_ERROR_InvalidValue\n")[
         "errors"] == ["gpu_runtime_error"]
+
+
+def test_what_the_thirteenth_held_out_set_showed_is_read() -> None:
+    """Lightning's environment details (pytorch-lightning#19768, #19673), DeepSpeed's CPU fallback with the
+    accelerator asked on the install line (DeepSpeed#5553), an answer said before the call (pytorch#102936), a DKMS
+    build failure on a kernel named in a sentence (ROCm#5109), 'the operation cannot be performed in the present
+    state' (ROCm/pytorch#1276), llama.cpp's ROCm 'compute capability' (llama.cpp#8186), 'Linux (Ubuntu 24.04 LTS)'."""
+    lightning = ("* CUDA:\n\t- GPU:\n\t\t- NVIDIA A100-SXM4-40GB\n\t\t- NVIDIA A100-SXM4-40GB\n"
+                 "\t- available:         True\n\t- version:           12.1\n* Lightning:\n"
+                 "\t- torch:             2.2.1\n* System:\n\t- OS:                Linux\n"
+                 "\t- release:           5.15.0-101-generic\n\t- version:           #111-Ubuntu SMP\n")
+    fp = read_paste(lightning, "x")
+    torch = fp.framework("torch")
+    assert torch is not None and (torch.version.value, torch.backend_version.value, torch.accelerator_available.value
+                                  ) == ("2.2.1", "12.1", True)
+    assert [d.name.value for d in fp.devices] == ["NVIDIA A100-SXM4-40GB"] * 2
+    assert fp.host.kernel.value == "5.15.0-101-generic"  # the System section's release, not its 'version'
+    empty = read_paste("* CUDA:\n\t- GPU:               None\n\t- available:         False\n"
+                       "\t- version:           None\n* Lightning:\n\t- torch:             2.2.1\n", "x")
+    assert (empty.devices, empty.framework("torch").accelerator_available.value) == ((), False)  # type: ignore
+    judged = judge(read_paste(lightning, "x"), load_dataset())
+    assert "unknown.torch_arch_list" not in {f.code for f in judged}  # 2.2.1 with CUDA 12.1: the cu121 wheel
+    deepspeed = ("```\nDS_ACCELERATOR=cuda pip install deepspeed\nds_report\n```\n```\n[2024-05-24 09:17:18,762] "
+                 "[WARNING] [real_accelerator.py:162:get_accelerator] Setting accelerator to CPU. If you have GPU or "
+                 "other accelerator, we were unable to detect it.\n```\n")
+    read = read_paste(deepspeed, "x")
+    assert (dict(read.environment), {e.code for e in read.errors}) == ({"DS_ACCELERATOR": "cuda"}, {"cpu_fallback"})
+    assert _facts("i get False when i run torch.cuda.is_available() \n")["available"] is False
+    assert _facts("I expected to get True when running torch.cuda.is_available()\n")["available"] is None
+    dkms = read_paste("AMDGPU/ROCm DKMS fails on kernel 6.15.8.\n", "x")
+    assert (dkms.host.kernel.value, [e.code for e in dkms.errors]) == ("6.15.8", ["driver_module_build_failed"])
+    assert _facts("kernel 6.8 is what I run\n")["errors"] == []  # a series, not a release: no kernel read either
+    assert read_paste("kernel 6.8 and ROCm 6.1\n", "x").host.kernel.value is None
+    assert _facts("RuntimeError: HIP error: the operation cannot be performed in the present state\n")["errors"] == [
+        "gpu_runtime_illegal_state"]
+    llama = ("ggml_cuda_init: found 1 ROCm devices:\n"
+             "  Device 0: AMD Radeon Pro W7800, compute capability 11.0, VMM: no\n")
+    assert _facts(llama)["archs"] == []  # ROCm's pseudo capability is no sm_ target
+    assert _facts("  Device 0: NVIDIA GeForce 940MX, compute capability 5.0, VMM: yes\n")["archs"] == ["sm_50"]
+    assert _facts("### Operating System\n\nLinux (Ubuntu 24.04 LTS)\n")["os"] == "Ubuntu 24.04 LTS"
+
+
+@given(st.lists(st.sampled_from(["* CUDA:", "* System:", "\t- GPU:", "\t\t- NVIDIA A100", "\t- available: True",
+                                 "\t- version: 12.1", "\t- release: 6.8.0", "", "text", "\t- GPU: None", "- x:"]),
+                max_size=30), st.integers(min_value=1, max_value=1000))
+def test_lightning_details_take_any_arrangement_of_their_lines(lines: list[str], first: int) -> None:
+    from gpuready.probe.paste.lightning import lightning_details
+
+    found = list(lightning_details(lines, first))
+    assert all(first <= clue.line < first + len(lines) for clue in found)
+    assert all(clue.field in ("gpu.name", "torch.available", "torch.cuda", "host.kernel", "host.python")
+               for clue in found)

@@ -91,7 +91,7 @@ class Context:
         """The data's entry for the installed torch."""
         if self.torch is None or not self.torch.version.value:
             return None, None
-        return torch_release(self.data, self.torch.version.value)
+        return torch_release(self.data, _with_build_tag(self.torch))
 
     @cached_property
     def torch_arch_list(self) -> Fact[tuple[str, ...]]:
@@ -116,6 +116,21 @@ class Context:
             if version is not None:
                 version = parse_version(".".join(str(p) for p in version.release[:2]))
         return rocm_release(self.data, version) if version is not None else None
+
+
+def _with_build_tag(torch: Framework) -> str:
+    """torch's version with the local tag its build implies where the report left it out: ``pip list`` and
+    Lightning print ``2.2.2``, and torch's own report says CUDA 12.1, so the wheel is ``2.2.2+cu121``."""
+    version = str(torch.version.value)
+    backend = parse_version(str(torch.backend_version.value or ""))
+    if "+" in version or backend is None or len(backend.release) < 2:
+        return version
+    major, minor = backend.release[:2]
+    if torch.variant.value is BuildVariant.CUDA:
+        return f"{version}+cu{major}{minor}"
+    if torch.variant.value is BuildVariant.ROCM:
+        return f"{version}+rocm{major}.{minor}"
+    return version
 
 
 def finding(code: str, severity: Severity, message: str, *, evidence: Mapping[str, object] | None = None,

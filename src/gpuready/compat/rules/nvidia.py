@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpuready.compat.query import cuda_toolkit, driver_version_key
+from gpuready.compat.query import cuda_toolkit, driver_version_key, parse_version
 from gpuready.compat.rules.context import Context, finding
 from gpuready.model import BuildVariant, Finding, Severity, Vendor
 
@@ -56,6 +56,30 @@ def driver_too_old(context: Context) -> Iterator[Finding]:
                              "torch built for the CUDA this driver ships with")
 
 
+CPP_EXTENSION_URL = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py"
+
+
+def toolkit_unlike_torch(context: Context) -> Iterator[Finding]:
+    """The system CUDA toolkit (nvcc) is another major release than the CUDA torch was built with: torch itself runs
+    (it brings its own runtime), but extensions compiled on the machine do not build (torch's cpp_extension refuses a
+    major mismatch)."""
+    torch = context.torch
+    toolkit = context.fingerprint.stack.cuda_toolkit_version.value
+    if torch is None or torch.variant.value is not BuildVariant.CUDA or toolkit is None:
+        return
+    built = parse_version(str(torch.backend_version.value or ""))
+    if built is None or not built.release or not toolkit.release or built.release[0] == toolkit.release[0]:
+        return
+    yield finding("cuda.toolkit_unlike_torch", Severity.WARN,
+                  f"The CUDA toolkit on the machine ({toolkit}) is another major release than the CUDA torch "
+                  f"{torch.version.value} was built with ({built}): torch runs with its own CUDA runtime, but an "
+                  "extension compiled here (pip install of a package with CUDA code, a JIT-built op) stops with \"The "
+                  "detected CUDA version mismatches the version that was used to compile PyTorch\".",
+                  evidence={"toolkit": str(toolkit), "torch CUDA": str(built)}, source_url=CPP_EXTENSION_URL,
+                  remedy=f"install the CUDA {built.release[0]}.x toolkit (and point CUDA_HOME at it), or a torch "
+                         f"built for CUDA {toolkit.release[0]}.x")
+
+
 def open_module_on_old_gpu(context: Context) -> Iterator[Finding]:
     """NVIDIA's open kernel modules support Turing (sm_75) and newer only."""
     if context.fingerprint.stack.nvidia_kernel_module.value != "open":
@@ -70,4 +94,4 @@ def open_module_on_old_gpu(context: Context) -> Iterator[Finding]:
                           source_url=OPEN_MODULES_URL)
 
 
-RULES = (driver_too_old, open_module_on_old_gpu)
+RULES = (driver_too_old, toolkit_unlike_torch, open_module_on_old_gpu)

@@ -52,6 +52,13 @@ def _one(field: str, group: str | int = 1) -> Callable[[re.Match[str]], Iterator
     return take
 
 
+def _toolkit(match: re.Match[str]) -> Iterator[Found]:
+    """The CUDA toolkit's release (nvcc's, also what collect_env's "CUDA runtime version" reports): the CUDA version
+    a paste shows, and the toolkit's own fact."""
+    yield "stack.cuda", match.group(1)
+    yield "stack.cuda_toolkit", match.group(1)
+
+
 def _many(*pairs: tuple[str, str | int]) -> Callable[[re.Match[str]], Iterator[tuple[str, str]]]:
     def take(match: re.Match[str]) -> Iterator[tuple[str, str]]:
         for field, group in pairs:
@@ -541,7 +548,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^\s*Python platform\s*:\s*(?:Linux|linux)-\d[\w.\-+~]*?-(?:x86_64|aarch64|ppc64le)-([^-]\S*?)-with",
      lambda m: iter([("host.cpu", m.group(1))] if looks_like_cpu(m.group(1).replace("_", " ")) else [])),
     (r"^\s*Nvidia driver version\s*:\s*(\d+\.\d+(?:\.\d+)?)", _one("stack.nvidia_driver")),
-    (r"^\s*CUDA runtime version\s*:\s*(\d+\.\d+(?:\.\d+)?)", _one("stack.cuda")),
+    (r"^\s*CUDA runtime version\s*:\s*(\d+\.\d+(?:\.\d+)?)", _toolkit),  # collect_env runs nvcc for it
     (r"^\s*HIP runtime version\s*:\s*(\d\S*)", _one("torch.hip_runtime")),
     (r"^\s*(?:Model name|model name)\s*:\s*(.+)$", _one("host.cpu"), "model name"),  # lscpu; /proc/cpuinfo
     # collect_env on Windows lists the CPU as wmic prints it
@@ -558,7 +565,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^\s*Product Name\s*:\s*(.+?)\s*$", _one("gpu.name")),
     (r"^\|\s+\d+\s+((?:NVIDIA|Tesla|Quadro|GeForce|TITAN)[^|]*?)\s+(?:On|Off|WDDM|TCC)\s+\|", _one("gpu.name"),
      ("nvidia", "tesla", "quadro", "geforce", "titan")),
-    (r"Cuda compilation tools, release (\d+\.\d+)", _one("stack.cuda")),
+    (r"Cuda compilation tools, release (\d+\.\d+)", _toolkit),
     # nvidia-smi's header quoted in a sentence: "I have NVIDIA-SMI Driver Version: 550.54.15 and CUDA Version: 12.4"
     (r"\bDriver Version:\s*(\d{3}\.\d+(?:\.\d+)?)\b", _one("stack.nvidia_driver"), "driver version:"),
     (r"\bCUDA Version:\s*(\d+\.\d+)\b", _one("stack.cuda"), "cuda version:"),
@@ -684,9 +691,11 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      lambda m: iter([("gpu.name", m.group(1)), ("torch.available", "True")]), "**name:**"),
     (r"^ROCm version: \((\d+), (\d+)\)\s*$", lambda m: iter([("torch.hip", f"{m.group(1)}.{m.group(2)}")])),
     (r"^\[Crystools INFO\] CPU: (.+?) - Arch: \S+(?: - OS: (.+?))?\s*$", _many(("host.cpu", 1), ("host.os", 2))),
-    # llama.cpp / ggml: "Device 0: NVIDIA GeForce 940MX, compute capability 5.0" (the capability is the sm_ target)
+    # llama.cpp / ggml: "Device 0: NVIDIA GeForce 940MX, compute capability 5.0" (the capability is the sm_ target;
+    # a ROCm build prints one made from the gfx target, "AMD Radeon Pro W7800, compute capability 11.0": no sm_)
     (r"Device \d+: (.+?), (?:compute capability (\d+)\.(\d)\b|(gfx[0-9a-f]{3,4})?)", lambda m: iter(
-        [("gpu.name", m.group(1)), *([("gpu.arch", f"sm_{m.group(2)}{m.group(3)}")] if m.group(2) else []),
+        [("gpu.name", m.group(1)), *([("gpu.arch", f"sm_{m.group(2)}{m.group(3)}")] if m.group(2) and not re.search(
+            r"\b(?:AMD|Radeon|Instinct)\b", m.group(1)) else []),
          *([("gpu.arch", m.group(4))] if m.group(4) else [])]),
      "device "),
     (r"^Vulkan\d+: (?!llvmpipe|lavapipe|SwiftShader)((?:[^()]|\((?:TM|R)\))+?) \([^)]*\) \| uma", _one("gpu.name"),
@@ -711,6 +720,11 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      r"['\"`]?(True|False)\b",
      _one("torch.available"),
      "is_available()"),  # what it printed, not a test of it nor what was expected
+    # the answer said before the call: "i get False when i run torch.cuda.is_available()"
+    (r"^(?!.*\b(?:expect\w*|should|want\w*|hope\w*|instead of)\b).*?\b(?:get|got|getting|returns?|returned|"
+     r"shows?|showed|gives?|gave|prints?|printed)\s+['\"`]?(True|False)['\"`]?\s+(?:when|whenever|if|after|on|from|"
+     r"running|calling|with)\b[^.!?]{0,30}?\btorch\.cuda\.is_available\(\)",
+     _one("torch.available"), "is_available()"),
     (r"\bTorch backend: (?:AMD ROCm HIP|nVidia CUDA|NVIDIA CUDA) (\d\S*)", _one("torch.backend")),
     # InvokeAI: "Using torch device: [AMD Radeon RX 7900 XTX (cuda:0), AMD Radeon 760M Graphics (cuda:1)]" or one name
     (r"\bUsing torch device: \[?(.+?)\]?\s*$", _invoke_devices, "using torch device: "),
@@ -816,7 +830,7 @@ ENV_NAMES = ("HSA_OVERRIDE_GFX_VERSION", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DE
              "GPU_DEVICE_ORDINAL", "PYTORCH_ROCM_ARCH", "HCC_AMDGPU_TARGET", "ROCM_PATH", "HIP_PATH", "CUDA_HOME",
              "JAX_PLATFORMS", "OLLAMA_LLM_LIBRARY", "XLA_FLAGS", "LLVM_PATH", "HIP_PLATFORM",
              "TORCH_BLAS_PREFER_HIPBLASLT",
-             "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF")
+             "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF", "DS_ACCELERATOR")
 """Environment variables that change what the GPU stack does."""
 _ENV_VALUE = {"HSA_OVERRIDE_GFX_VERSION": r"\d+\.\d+\.\d+|gfx[0-9a-f]{3,4}",  # a gfx name: a common mistake
               "HIP_VISIBLE_DEVICES": r"[\w,\-]+",
@@ -873,7 +887,7 @@ _MAYBE_PROSE = re.compile(word_trie(frozenset((
     "ubuntu", "debian", "fedora", "rocky", "centos", "mint", "suse", "rhel", "pop!_os", "windows", "wsl", "gentoo",
     "arch linux", "nixos", "rocm", "generic", "lowlatency", "azure", "aws", "gcp", "oem", "amd64", "gfx", "radeon",
     "instinct", "firepro", "geforce", "tesla", "quadro", "titan", "nvidia", "amd", "h200", "b200", "l40", "a800",
-    "h800", "python", "cuda is", "cuda version is", "torch"))))
+    "h800", "python", "cuda is", "cuda version is", "torch", "kernel"))))
 _MAYBE_PROSE_MODEL = re.compile(r"r(?<=\br)x ?\d|m(?<=\bm)i-?\d|w(?<=\bw)\d{4}|\d ?xt|[ahv](?<=\b[ahv])100")
 """A sentence (lower-cased) that can mention anything ``prose`` reads holds one of the words or a model's letters and
 digits at a word's start (most hold none, and are skipped at once). Each model's pattern begins with its letter, the
@@ -883,6 +897,10 @@ _DIGIT = re.compile(r"\d")
 _CODE_SPAN = re.compile(r"`([^`\n]{3,120})`")
 
 
+_PROSE_KERNEL_SAID = re.compile(r"(?<![\w-])(?:linux\s+)?kernel\s+v?(\d\.\d{1,2}\.\d{1,3}(?:-[\w.+~]*\w)?)(?!\w|\.\w)",
+                                re.IGNORECASE)
+"""A kernel release named as one in a sentence: "DKMS fails on kernel 6.15.8" (a release of three parts, as ``uname
+-r`` prints it; "kernel 6.8" names a series, not a release)."""
 _KERNEL_SUFFIXES = ("-generic", "-lowlatency", "-azure", "-aws", "-gcp", "-oem", "-amd64", "-microsoft-standard-WSL2")
 """What every kernel release ``_PROSE_KERNEL`` reads ends with."""
 _PROSE_PAIRED = re.compile(r"\b((?:AMD |NVIDIA )?(?:Radeon|Instinct|GeForce)[\w ()]{1,40}?)\s*\((gfx[0-9a-f]{3,4})\)")
@@ -906,6 +924,8 @@ def prose(line: str) -> Iterator[Found]:
     for match in _PROSE_CUDA.finditer(line) if "cuda" in lowered else ():
         yield ("torch.cuda" if match.group(1) else "stack.cuda"), match.group(2)
     for match in _PROSE_KERNEL.finditer(line) if any(word in line for word in _KERNEL_SUFFIXES) else ():
+        yield "host.kernel", match.group(1)
+    for match in _PROSE_KERNEL_SAID.finditer(line) if "kernel" in lowered else ():
         yield "host.kernel", match.group(1)
     for match in _PROSE_TORCH.finditer(line) if "torch" in lowered and "+" in line else ():
         yield "torch.version", match.group(1)

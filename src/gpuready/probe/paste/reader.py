@@ -37,6 +37,7 @@ from gpuready.probe.parse.os_release import parse_os_name
 from gpuready.probe.paste.clues import LABELLED, TOOL, Clue, LineGates, clues, joined_for_gates, looks_like_cpu
 from gpuready.probe.paste.errors import ErrorIndex, errors_in
 from gpuready.probe.paste.kinds import ReportKind, detect_kind, fingerprint_of_kind
+from gpuready.probe.paste.lightning import lightning_details
 from gpuready.probe.paste.listing import listed
 from gpuready.probe.paste.prefilter import LINE_CUT, required_word
 from gpuready.probe.paste.repl import printed
@@ -140,7 +141,7 @@ def _structured(kind: str, section: Section, origin: str) -> Fingerprint | None:
 
 
 @functools.cache
-def _field_names(kind: type) -> tuple[str, ...]:
+def _field_names(kind: Any) -> tuple[str, ...]:
     """A dataclass's field names (``dataclasses.fields`` builds them anew at each call); () for any other type."""
     return tuple(f.name for f in dataclasses.fields(kind)) if dataclasses.is_dataclass(kind) else ()
 
@@ -152,7 +153,7 @@ _LEAVES = frozenset({str, int, float, bool, type(None)})
 def _label(value: Any, label: str) -> Any:
     """Every ok Fact inside ``value`` (a dataclass tree) marked with the section it came from; a part of the tree
     with nothing to mark is the same object, not a copy."""
-    kind = type(value)
+    kind: Any = type(value)
     if kind is Fact:
         return dataclasses.replace(value, section=label) if value.ok and not value.section else value
     if kind is tuple:
@@ -164,6 +165,16 @@ def _label(value: Any, label: str) -> Any:
         if type(old) not in _LEAVES and (new := _label(old, label)) is not old:
             changes[name] = new
     return dataclasses.replace(value, **changes) if changes else value
+
+
+def _version_fact(clue: Clue | None, labels: dict[int, str]) -> Fact[Version]:
+    """A clue's version as a Version (absent where there is none, or it is not a version)."""
+    if clue is not None:
+        try:
+            return Fact.of(Version(clue.value), "paste", section=labels.get(clue.line, f"line {clue.line}"))
+        except InvalidVersion:
+            pass
+    return Fact.absent("paste", "not in the paste")
 
 
 def _first(found: dict[str, list[Clue]], field: str) -> Clue | None:
@@ -308,6 +319,8 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
                        for c in found["host.os"]):  # "Linux" beside "Debian 13", both answers: the distribution
         found["host.os"] = [c for c in found["host.os"] if not _GENERIC_OS.match(c.value)]
     os_clue = _first(found, "host.os")
+    if os_clue is not None and (inside := re.fullmatch(r"(?:GNU/)?Linux\s*\((\w.{2,60}?)\)", os_clue.value.strip())):
+        os_clue = dataclasses.replace(os_clue, value=inside.group(1))  # "Linux (Ubuntu 24.04 LTS)": the distribution
     os_id: Fact[str] = Fact.absent("paste")
     os_version: Fact[str] = Fact.absent("paste")
     if os_clue is not None:
@@ -333,7 +346,8 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
     stack = Stack(rocm_version=rocm_fact,
                   amdgpu_driver_version=_fact(_first(found, "stack.amdgpu_driver"), "paste", labels),
                   nvidia_driver_version=_fact(_first(found, "stack.nvidia_driver"), "paste", labels),
-                  cuda_driver_version=_fact(cuda, "paste", labels))
+                  cuda_driver_version=_fact(cuda, "paste", labels),
+                  cuda_toolkit_version=_version_fact(_first(found, "stack.cuda_toolkit"), labels))
     frameworks = tuple(f for f in (_torch(found, labels), _jax(found, labels)) if f is not None)
     listed = list(dict.fromkeys(Package(c.field.removeprefix("package."), c.value) for c in found_clues
                                 if c.field.startswith("package.")))  # in the order the paste shows them
@@ -600,6 +614,8 @@ def read_paste(text: str, origin: str) -> Fingerprint:
                                    is_prose=not section.fenced and (kind == "unrecognised" or not section.command),
                                    mixed=kind != "unrecognised")]
                 if kind in ("rocm-version-file", "unrecognised") or c.field != "stack.rocm_file"]
+        if "* CUDA:" in section.text or "* System:" in section.text:  # Lightning's environment details
+            here.extend(lightning_details(section.lines, section.first))
         if section.command:
             here.extend(printed(section.command, section.lines, section.first))
             here.extend(listed(section.command, section.lines, section.first))
