@@ -94,7 +94,8 @@ def cuda_variants(paths: Iterable[str]) -> frozenset[str]:
     """Install files that are a project's CUDA variant of an install it also ships for ROCm: a requirements or
     environment file whose name carries a CUDA tag (``environment_pt240cu124.yaml``, ``requirements-cuda.txt``) in a
     folder that holds one with a ROCm tag (``environment_pt240_rocm64.txt``). A ROCm user takes the other one, so
-    the CUDA pins in these are the install's to watch, not the project's."""
+    the CUDA pins in these are the install's to watch, not the project's. So is a CUDA-tagged file beside an untagged
+    one of its family (``requirements_cuda.txt`` beside ``requirements.txt``): the plain one installs on any vendor."""
     by_folder: dict[PurePosixPath, list[str]] = {}
     for path in paths:
         pure = PurePosixPath(path.replace("\\", "/"))
@@ -103,8 +104,14 @@ def cuda_variants(paths: Iterable[str]) -> frozenset[str]:
     found: set[str] = set()
     for files in by_folder.values():
         names = {path: PurePosixPath(path.replace("\\", "/")).name.lower() for path in files}
+        tagged = {path: name for path, name in names.items() if _CUDA_TAG.search(name) and not _ROCM_TAG.search(name)}
         if any(_ROCM_TAG.search(name) for name in names.values()):
-            found.update(path for path, name in names.items() if _CUDA_TAG.search(name) and not _ROCM_TAG.search(name))
+            found.update(tagged)
+        for path, name in tagged.items():  # requirements_cuda.txt beside requirements.txt: the plain one is the
+            family = _CUDA_TAG.split(name)[0].rstrip("-_.")  # vendor-neutral install, this one the CUDA variant
+            if family and any(other.startswith(family) and not _CUDA_TAG.search(other) and not _ROCM_TAG.search(other)
+                              for other in names.values()):
+                found.add(path)
     return frozenset(found)
 
 
@@ -312,10 +319,18 @@ def core_subprojects(imports: dict[str, list[tuple[str, bool]]], prefixes: Itera
             continue
         names = {m for script, modules in made.items() if script.startswith(prefix) for m in modules}
         if names and any(not source.startswith(prefix) and not optional and component_of(source) in DECIDING
-                         and detail.lstrip(".").split("|")[0].split(".")[0] in names and not detail.startswith(".")
+                         and not detail.startswith(".") and _names_one(detail, names)
                          for source, pairs in imports.items() for detail, optional in pairs):
             found.append(prefix)
     return tuple(found)
+
+
+def _names_one(detail: str, extensions: set[str]) -> bool:
+    """Whether an absolute import names one of the compiled ``extensions``: ``import torch_int._CUDA``, the top-level
+    name of ``_ext`` alone, or a module of a package of extensions (``from qserve_backend import activation_ops``,
+    ``import qserve_backend.fused_attention``)."""
+    named = _absolute(detail, "", False)
+    return any(name in extensions or name.split(".")[0] in extensions for name in named)
 
 
 def optional_modules(imports: dict[str, list[tuple[str, bool]]], extras: Iterable[str] = ()) -> dict[str, str]:

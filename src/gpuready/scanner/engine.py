@@ -63,7 +63,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "29"
+SCANNER_VERSION = "30"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -431,11 +431,18 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
                       components=component_verdicts(findings))
 
 
+_BUILD_FILE = re.compile(r"(?:^|/)(?:setup\.py|CMakeLists\.txt|[^/]+\.cmake|pyproject\.toml|build\.py)$")
+"""A build script: a ROCm branch there builds the extensions for ROCm (one in a kernel header, such as code copied
+from a project that has a ROCm port, does not)."""
+
+
 def _cuda_only_extensions(findings: Sequence[Finding]) -> bool:
     """Whether the project's compiled extensions are CUDA-only: torch's extension builder makes them, with no ROCm
-    path anywhere in the project, and kernels that cannot be hipified (a blocker in the core's kernel code)."""
+    path in the build (a ROCm build branch, HIP sources), and kernels that cannot be hipified (a blocker in the core's
+    kernel code)."""
     codes = {f.code for f in findings}
-    credited = any(code.startswith("scan.credit.") for code in codes)
+    credited = any(f.code in ("scan.credit.rocm_build", "scan.credit.hip_sources") or (
+        f.code == "scan.credit.rocm_branch" and _BUILD_FILE.search(f.location.rsplit(":", 1)[0])) for f in findings)
     return "scan.python.cpp_extension_cuda" in codes and not credited and any(
         f.code.startswith("scan.kernel.") and f.severity is Severity.BLOCKER and deciding(f) for f in findings)
 

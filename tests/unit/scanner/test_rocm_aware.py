@@ -952,3 +952,44 @@ def test_what_the_twelfth_held_out_corpus_showed_is_found(kb: KnowledgeBase) -> 
     readme = ("* Python libraries\n    * Install pytorch by `pip install torch==1.11.0 --extra-index-url "
               "https://download.pytorch.org/whl/cu113`\nThen read `the install guide` and install it.\n")
     assert [(h.rule, h.line) for h in analyse_docs(readme) if h.rule.startswith("ci.")] == [("ci.cuda_wheels", 2)]
+
+
+def test_what_the_thirteenth_held_out_corpus_showed_is_found(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """qserve: kernels/setup.py builds a package of CUDA-only extensions (qserve_backend.*) that the core imports
+    unguarded (`from qserve_backend import activation_ops`, `import qserve_backend.fused_attention as fa`), and a
+    header copied from a project with a ROCm port has a ROCm branch: that credits the header, not the build, so the
+    project is blocked and the imports are where it fails. denoiser: requirements_cuda.txt beside requirements.txt is
+    the CUDA variant of an install that also exists without a vendor."""
+    files = {
+        "setup.py": "from setuptools import setup\nsetup(name='q', packages=['q'])\n",
+        "q/__init__.py": "",
+        "q/layers.py": "import torch\nfrom qb import activation_ops\n",
+        "q/runner.py": "import qb.fused as fused\n",
+        "kernels/setup.py": ("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, "
+                             "CUDAExtension\nsetup(name='qb', ext_modules=[CUDAExtension(name='qb.activation_ops', "
+                             "sources=['csrc/act.cu']), CUDAExtension(name='qb.fused', sources=['csrc/f.cu'])], "
+                             "cmdclass={'build_ext': BuildExtension})\n"),
+        "kernels/csrc/act.cu": "__global__ void k(int *x) {\n  asm volatile(\"mma.sync.aligned.m16n8k16\");\n}\n",
+        "kernels/csrc/types.cuh": "#ifdef USE_ROCM\n#include <hip/hip_fp16.h>\n#else\n#include <cuda_fp16.h>\n#endif\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    assert verdict(report.findings) == "blocked"
+    assert sorted(f.location for f in report.findings if f.code == "scan.python.cuda_extension_import") == [
+        "q/layers.py:2", "q/runner.py:1"]
+    (tmp_path / "kernels/setup.py").write_text(files["kernels/setup.py"].replace(
+        "from setuptools", "import torch\nIS_ROCM = torch.version.hip is not None\nfrom setuptools"), encoding="utf-8")
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)  # a ROCm branch in the build: it builds for ROCm too
+    assert not [f for f in report.findings if f.code == "scan.python.cuda_extension_import"]
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "requirements.txt").write_text("torch>=1.5\n", encoding="utf-8")
+    (plain / "requirements_cuda.txt").write_text("torch==1.5.1+cu101\n", encoding="utf-8")
+    report = scan_tree(plain, kb, jobs=1, cache=False)
+    assert [f.code for f in report.findings if f.severity is Severity.WARN] == ["scan.requirement.cuda_local_version"]
+    assert verdict(report.findings) == "portable"
+    (plain / "requirements.txt").unlink()  # the CUDA file is the only install: its pin decides
+    assert verdict(scan_tree(plain, kb, jobs=1, cache=False).findings) == "needs alternatives"
