@@ -63,7 +63,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "30"
+SCANNER_VERSION = "31"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -211,11 +211,13 @@ def _not_a_plain_file(path: Path, inside: Path) -> str:
     return f"{kind}, not a regular file"
 
 
-def analyse_text(kind: str, text: str, kernel_rules: Sequence[tuple[str, str]]) -> list[Hit]:
-    """Hits of one file's text (pure; raises SyntaxError and ValueError on malformed input)."""
+def analyse_text(kind: str, text: str, kernel_rules: Sequence[tuple[str, str]],
+                 watched: frozenset[str] = frozenset()) -> list[Hit]:
+    """Hits of one file's text (pure; raises SyntaxError and ValueError on malformed input). ``watched``: the
+    knowledge base's top-level import names, whose uses in Python sources are hits too."""
     compiled = compile_rules_cached(tuple(kernel_rules))
     if kind == "python":
-        return analyse_python(text)
+        return analyse_python(text, watched=watched)
     if kind == "setup_py":
         return analyse_python(text) + analyse_setup_py(text)
     if kind == "requirements":
@@ -263,13 +265,13 @@ def compile_rules_cached(rules: tuple[tuple[str, str], ...]) -> list[Any]:
     return _COMPILED[rules]
 
 
-def _analyse_batch(batch: list[tuple[str, str, str]], kernel_rules: tuple[tuple[str, str], ...]
-                   ) -> list[tuple[str, list[tuple[str, int, str, bool]], str]]:
+def _analyse_batch(batch: list[tuple[str, str, str]], kernel_rules: tuple[tuple[str, str], ...],
+                   watched: frozenset[str] = frozenset()) -> list[tuple[str, list[tuple[str, int, str, bool]], str]]:
     """Worker: (digest, kind, text) -> (digest, hits, error)."""
     results = []
     for digest, kind, text in batch:
         try:
-            hits = analyse_text(kind, text, kernel_rules)
+            hits = analyse_text(kind, text, kernel_rules, watched)
             results.append((digest, [(h.rule, h.line, h.detail, h.optional) for h in hits], ""))
         except SyntaxError as error:
             results.append((digest, [], f"Python syntax error at line {error.lineno} (Python 2 code?): {error.msg}"))
@@ -314,6 +316,7 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     """Scan ``root``; nothing in it is imported or executed."""
     start = time.perf_counter()
     kernel_rules = tuple((r.id, r.pattern) for r in kb.patterns.rules if r.pattern)
+    watched = frozenset(name for name in kb.import_index if "." not in name)  # torch.cuda.nvtx's use is no package's
     key = f"{SCANNER_VERSION}:{kb.digest}:{_hipify_digest()}"
     cache_file = _cache_path(cache_dir)
     known = _load_cache(cache_file, key) if cache else {}
@@ -354,12 +357,13 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     workers = max(1, jobs or os.cpu_count() or 1)
     if work:
         if workers == 1 or len(work) < 16:
-            results = _analyse_batch(work, kernel_rules)
+            results = _analyse_batch(work, kernel_rules, watched)
         else:
             chunk = max(8, len(work) // (workers * 8))
             batches = [work[i:i + chunk] for i in range(0, len(work), chunk)]
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                results = [r for part in pool.map(_analyse_batch, batches, [kernel_rules] * len(batches)) for r in part]
+                results = [r for part in pool.map(_analyse_batch, batches, [kernel_rules] * len(batches),
+                                                  [watched] * len(batches)) for r in part]
         for digest, hits, problem in results:
             fresh[digest] = {"hits": hits, "error": problem}
     if cache and fresh:
@@ -611,8 +615,12 @@ def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozens
     findings: list[Finding] = []
     seen_packages: set[str] = set()
     by_rule: dict[str, list[Hit]] = {}
-    package_lines: dict[str, list[int]] = {}  # every line a package is imported or required on, for the evidence
+    package_lines: dict[str, list[int]] = {}  # every line a package is imported, required or used on (evidence)
     for hit in hits:
+        if hit.rule == "import_use":  # where an imported package is used: its finding's lines, no finding of its own
+            if hit.detail.split(".")[0] not in own and (used := kb.by_import(hit.detail)) is not None:
+                package_lines.setdefault(used.name, []).append(hit.line)
+            continue
         if hit.rule in ("import", "requirement", "requirement_git"):
             if hit.rule == "import":
                 if hit.detail.split(".")[0] in own:

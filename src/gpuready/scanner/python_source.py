@@ -117,6 +117,11 @@ class _Visitor(ast.NodeVisitor):
         self.shallow = shallow
         """Walking a statement (or a whole file) whose lines hold no word a rule needs: its statements only
         (imports and their guards), not its expressions."""
+        self.watched: frozenset[str] = frozenset()
+        """Top-level names of the packages whose uses are recorded (``import_use``)."""
+        self.bound: dict[str, str] = {}
+        """A name an import of a watched package bound -> the module it names."""
+        self.import_lines: set[int] = set()
         self._guards: dict[int, bool] = {}
         self._lines: list[str] = []
         self._trigger_lines: list[int] | None = None
@@ -302,12 +307,19 @@ class _Visitor(ast.NodeVisitor):
         for alias in node.names:
             self.hit("import", node, alias.name, self.optional)
             self.hit("module_import", node, alias.name, self.optional)
+            if alias.name.split(".")[0] in self.watched:
+                self.bound[alias.asname or alias.name.split(".")[0]] = alias.name
+                self.import_lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         names = ",".join(alias.name for alias in node.names if alias.name != "*")
         self.hit("module_import", node, f"{'.' * node.level}{node.module or ''}|{names}", self.optional)
         if node.level == 0 and node.module:
             self.hit("import", node, node.module, self.optional)
+            if node.module.split(".")[0] in self.watched:
+                self.bound.update((alias.asname or alias.name, node.module) for alias in node.names
+                                  if alias.name != "*")
+                self.import_lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
             if node.module == "torch.utils.cpp_extension":
                 for alias in node.names:
                     if alias.name in ("load", "load_inline"):
@@ -548,11 +560,42 @@ _STATEMENT_TRIGGERS = re.compile(_TRIGGERS.pattern + r"|Extension|generate-code|
 walked. More than the file's words: an ``Extension(...)`` call and every nvcc flag count here."""
 
 
-def analyse_python(text: str, filename: str = "<source>") -> list[Hit]:
-    """Hits in one Python source; ``SyntaxError`` propagates (the caller reports and skips the file)."""
+def analyse_python(text: str, filename: str = "<source>", watched: frozenset[str] = frozenset()) -> list[Hit]:
+    """Hits in one Python source; ``SyntaxError`` propagates (the caller reports and skips the file). ``watched``:
+    top-level import names of the packages the knowledge base knows; where the file imports one, the lines that use
+    the names it bound are hits too (``import_use``), so a finding can say where the package is used."""
     tree = ast.parse(text, filename=filename)
     visitor = _Visitor(text, shallow=not _TRIGGERS.search(text))  # no rule word at all: imports and guards only
     if isinstance(tree, ast.Module) and not visitor.shallow and visitor.tests_vendor:
         visitor.cuda_only_functions = cuda_only_functions(tree, text)
+    visitor.watched = watched
     visitor.visit(tree)
+    if visitor.bound:
+        visitor.hits += uses_of_imports(text, visitor.bound, visitor.import_lines)
     return visitor.hits
+
+
+_MAX_USES = 20
+"""Use lines recorded per imported name: enough to show where a package is used, not every call in a large file."""
+
+
+def uses_of_imports(text: str, bound: dict[str, str], import_lines: set[int]) -> list[Hit]:
+    """Each line (past the ``import_lines`` themselves) that uses a name an import of a watched package ``bound``:
+    ``import flash_attn`` then ``flash_attn.flash_attn_varlen_func(...)``, ``from xformers import ops as xops`` then
+    ``xops.memory_efficient_attention(...)``. Read from the source text by word, comments and strings left out."""
+    words = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, sorted(bound, key=len, reverse=True))) + r")\b")
+    hits: list[Hit] = []
+    counts: dict[str, int] = {}
+    starts = [0, *(m.end() for m in _LINE_BREAK.finditer(text))]  # as the parser counts lines
+    for found in words.finditer(text):
+        number = bisect_right(starts, found.start())
+        name = found.group(1)
+        if number in import_lines or counts.get(name, 0) >= _MAX_USES:
+            continue
+        before = text[starts[number - 1]:found.start()]
+        if "#" in before or before.count('"') % 2 or before.count("'") % 2:
+            continue  # in a comment, or inside a string on this line
+        if not hits or hits[-1].line != number:
+            counts[name] = counts.get(name, 0) + 1
+            hits.append(Hit("import_use", number, bound[name]))
+    return hits

@@ -993,3 +993,19 @@ def test_what_the_thirteenth_held_out_corpus_showed_is_found(tmp_path: Path, kb:
     assert verdict(report.findings) == "portable"
     (plain / "requirements.txt").unlink()  # the CUDA file is the only install: its pin decides
     assert verdict(scan_tree(plain, kb, jobs=1, cache=False).findings) == "needs alternatives"
+
+
+def test_a_package_finding_lists_the_lines_that_use_it(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """Wan2.1 and AnimateDiff label where flash-attn and xformers are called, not only imported: the finding's lines
+    hold the uses (not those in comments or strings, not the names of other packages)."""
+    source = ("import torch\nimport flash_attn\nfrom xformers import ops as xops\n\n"
+              "def attend(q, k, v):\n    # flash_attn.flash_attn_func is faster\n"
+              "    print('flash_attn missing')\n    out = flash_attn.flash_attn_varlen_func(q, k, v)\n"
+              "    return xops.memory_efficient_attention(q, k, v) + torch.zeros(1)\n")
+    hits = analyse_python(source, watched=frozenset({"flash_attn", "xformers"}))
+    assert [(h.line, h.detail) for h in hits if h.rule == "import_use"] == [(8, "flash_attn"), (9, "xformers")]
+    assert not [h for h in analyse_python(source) if h.rule == "import_use"]  # nothing watched, nothing recorded
+    (tmp_path / "model.py").write_text(source, encoding="utf-8")
+    found = {f.code: f for f in scan_tree(tmp_path, kb, jobs=1, cache=False).findings}
+    assert found["scan.package.flash-attn"].location == "model.py:2"
+    assert found["scan.package.flash-attn"].evidence["lines"] == "2, 8"
