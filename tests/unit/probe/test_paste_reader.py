@@ -214,6 +214,7 @@ def test_the_word_gates_never_hide_a_match_in_the_real_pastes() -> None:
     (r"(HIP|CUDA) out of memory", "out of memory"),
     (r"foo|bar", ""),
     (r"devices? found", "device"),
+    (r"\b(?:JAX|torch) (?:cannot|can't) (?:see|find) (?:my |the )?GPUs?\b", "gpu"),  # three letters are a word
 ])
 def test_the_required_word_of_a_pattern(pattern: str, word: str) -> None:
     from gpuready.probe.paste.prefilter import required_word

@@ -110,9 +110,11 @@ def errors_in(lines: tuple[str, ...] | list[str], first_line: int, section: str,
         if len(line) > _LONGEST:
             continue
         done: dict[str, ErrorSeen] = {}
+        lowered = line.lower() if line.isascii() else None  # once for every pattern tried on the line
         for position in positions:
             _, pattern, known = flat[position]
-            if known.code not in done and pattern.found(line):
+            if known.code not in done and (pattern.lowered.search(lowered) if lowered is not None else
+                                           pattern.pattern.search(line)) is not None:
                 detail = known.detail.search(line) if known.detail else None
                 done[known.code] = ErrorSeen(known.code, line.strip()[:300], f"line {first_line + offset}, {section}",
                                              detail.group(1) if detail else "", line=first_line + offset)

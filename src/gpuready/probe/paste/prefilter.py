@@ -23,7 +23,7 @@ def required_word(pattern: str) -> str:
     if "|" in text or "(" in text or ")" in text:
         return ""
     text = re.sub(r".(?:[?*+]|\{\d*,?\d*\})", cut, text)
-    words = [w.strip() for w in re.findall(r"[A-Za-z][A-Za-z_ ]{2,}[A-Za-z_]", text)]
+    words = [w.strip() for w in re.findall(r"[A-Za-z][A-Za-z_ ]+[A-Za-z_]", text)]  # three letters or more
     return max(words, key=len).lower() if words else ""
 
 
