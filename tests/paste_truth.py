@@ -66,9 +66,9 @@ def facts_of(fingerprint: Fingerprint) -> dict[str, Any]:
         found["gpu_available"] = torch.accelerator_available.value
         if not found["gpu_archs"] and torch.device_archs.value:
             found["gpu_archs"] = sorted(set(torch.device_archs.value))
-    jax = fingerprint.framework("jax")
-    if found.get("gpu_available") is None and jax is not None and jax.accelerator_available.ok:
-        found["gpu_available"] = jax.accelerator_available.value
+    for other in (fingerprint.framework("jax"), fingerprint.framework("tensorflow")):
+        if found.get("gpu_available") is None and other is not None and other.accelerator_available.ok:
+            found["gpu_available"] = other.accelerator_available.value
     for name in ("jax", "jaxlib"):
         package = next((p.version for p in fingerprint.packages if p.name == name), None)
         framework = fingerprint.framework(name)

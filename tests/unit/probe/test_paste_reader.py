@@ -1378,3 +1378,28 @@ def test_lightning_details_take_any_arrangement_of_their_lines(lines: list[str],
     assert all(first <= clue.line < first + len(lines) for clue in found)
     assert all(clue.field in ("gpu.name", "torch.available", "torch.cuda", "host.kernel", "host.python")
                for clue in found)
+
+
+def test_tensorflow_is_read_as_a_framework_with_its_word_on_the_gpu() -> None:
+    """TensorFlow's device it created (tensorflow-upstream logs), its device list, AI-Benchmark's GPU line, the GPU
+    it ignored: availability as TensorFlow saw it, and its version said or printed (tf-upstream#2629, TF#62412)."""
+    created = ("2023-01-01 10:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1613] Created device "
+               "/job:localhost/replica:0/task:0/device:GPU:0 with 30406 MB memory:  -> device: 0, name: AMD Instinct "
+               "MI100, pci bus id: 0000:03:00.0\nTensorFlow version: 2.11.0\n")
+    fp = read_paste(created, "x")
+    tf = fp.framework("tensorflow")
+    assert tf is not None and (tf.version.value, tf.accelerator_available.value) == ("2.11.0", True)
+    assert [d.name.value for d in fp.devices] == ["AMD Instinct MI100"]
+    judged = {f.code for f in judge(fp, load_dataset())}
+    assert not judged & {"unknown.device_access", "unknown.framework"}  # TensorFlow used the GPU
+    ignored = ("I tensorflow/core/common_runtime/gpu/gpu_device.cc:1990] Ignoring visible gpu device (device: 0, "
+               "name: AMD Radeon RX 6600 XT, pci bus id: 0000:0c:00.0) with AMDGPU version : gfx1032. The supported "
+               "AMDGPU versions are gfx1030, gfx900, gfx906, gfx908, gfx90a.\n")
+    assert read_paste(ignored, "x").framework("tensorflow").accelerator_available.value is False  # type: ignore
+    printed = ("import tensorflow as tf\ntf.__version__  # '2.15.0'\n"
+               "print(tf.config.list_physical_devices('GPU'))  # []\n")
+    tf = read_paste(printed, "x").framework("tensorflow")
+    assert tf is not None and tf.version.value == "2.15.0"
+    counted = read_paste("Num GPUs Available:  1\n", "x").framework("tensorflow")
+    assert counted is not None and counted.accelerator_available.value is True
+    assert read_paste("torch 2.5.1\n", "x").framework("tensorflow") is None

@@ -81,6 +81,7 @@ _PRINTED: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), f
     (r"^torch\.cuda\.is_available\(\)$", "torch.available", "bool"),
     (r"^torch\.cuda\.get_device_name\((?:\s*\w*\s*|torch\.cuda\.current_device\(\))\)$", "gpu.name", "gpu"),
     (r"^jax\.__version__$", "jax.version", "version"),
+    (r"^tf\.__version__$", "tf.version", "version"),
     (r"^jaxlib\.__version__$", "jaxlib.version", "version"),
     (r"^(?:sys\.version|platform\.python_version\(\))$", "host.python", "version"),
 ))
@@ -220,6 +221,7 @@ _LABELS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNOR
     (r"nvidia driver|nvidia driver version|driver version|nvidia_driver_version", "stack.nvidia_driver"),
     (r"amdgpu|amdgpu driver|amdgpu version", "stack.amdgpu_driver"),
     (r"jax|jax version", "jax.version"),
+    (r"tensorflow version|tensorflow version \(use command below\)|tf version", "tf.version"),
     (r"jaxlib|jaxlib version", "jaxlib.version"),
     (r"cuda available|cuda disponible|cuda disponível|cuda verfügbar|gpu available|rocm available|"
      r"torch cuda available|cuda is available|is_cuda_available", "torch.available"),
@@ -728,7 +730,21 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"\bTorch backend: (?:AMD ROCm HIP|nVidia CUDA|NVIDIA CUDA) (\d\S*)", _one("torch.backend")),
     # InvokeAI: "Using torch device: [AMD Radeon RX 7900 XTX (cuda:0), AMD Radeon 760M Graphics (cuda:1)]" or one name
     (r"\bUsing torch device: \[?(.+?)\]?\s*$", _invoke_devices, "using torch device: "),
-    (r"^\W*GPU/\d+:\s*(\S.*?)\s*$", _one("gpu.name"), "gpu/"),  # AI-Benchmark's "*  GPU/0: AMD Instinct MI100"
+    # AI-Benchmark's "*  GPU/0: AMD Instinct MI100": TensorFlow (which it runs on) lists the GPU
+    (r"^\W*GPU/\d+:\s*(\S.*?)\s*$", lambda m: iter([("gpu.name", m.group(1)), ("tf.available", "True")]), "gpu/"),
+    # TensorFlow's own word on the GPU: the device it created, its device list, the count people print
+    (r"Created (?:TensorFlow )?device \(?/job:\S+?/device:GPU:\d+ with \d+ MB memory\)?:?\s*->\s*(?:physical GPU \()?"
+     r"device:\s*\d+,\s*name:\s*([^,]*?)\s*,", lambda m: iter([("tf.available", "True"), ("gpu.name", m.group(1))]),
+     "device:gpu:"),
+    (r"PhysicalDevice\(name='/physical_device:GPU:\d+',\s*device_type='GPU'\)",
+     lambda m: iter([("tf.available", "True")]), "physical_device:gpu:"),
+    (r"^\W*Num GPUs Available:?\s*(\d+)\b", lambda m: iter([("tf.available", str(m.group(1) != "0"))]),
+     "num gpus available"),
+    (r"\bIgnoring visible gpu device\b", lambda m: iter([("tf.available", "False")]), "ignoring visible gpu device"),
+    (r"\bGPUs? available:?\s*\[\]\s*$", lambda m: iter([("tf.available", "False")]), "available"),
+    (r"\btf\.__version__\)?\s*(?:#|->|=>|:)?\s*['\"](\d+\.\d+\.\d+[\w.\-]*)['\"]", _one("tf.version"),
+     "tf.__version__"),
+    (r"\bTF Version:\s*(\d+\.\d+\.\d+[\w.\-]*)", _one("tf.version"), "tf version:"),
     (r"\bGPU device = (?:cuda|xpu)(?::\d+)? (.+?)\s*$",
      lambda m: iter([("gpu.name", m.group(1)), ("torch.available", "True")]), "gpu device = "),  # InvokeAI 3
     # Kohya's and SD.Next's start-up log: torch found the GPU (and uses it)

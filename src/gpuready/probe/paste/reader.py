@@ -348,7 +348,8 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
                   nvidia_driver_version=_fact(_first(found, "stack.nvidia_driver"), "paste", labels),
                   cuda_driver_version=_fact(cuda, "paste", labels),
                   cuda_toolkit_version=_version_fact(_first(found, "stack.cuda_toolkit"), labels))
-    frameworks = tuple(f for f in (_torch(found, labels), _jax(found, labels)) if f is not None)
+    frameworks = tuple(f for f in (_torch(found, labels), _jax(found, labels), _tensorflow(found, labels))
+                       if f is not None)
     listed = list(dict.fromkeys(Package(c.field.removeprefix("package."), c.value) for c in found_clues
                                 if c.field.startswith("package.")))  # in the order the paste shows them
     jaxlib = _first(found, "jaxlib.version")  # jax.print_environment_info's "jaxlib: 0.4.33", jaxlib.__version__
@@ -468,6 +469,21 @@ def _jax(found: dict[str, list[Clue]], labels: dict[int, str]) -> Framework | No
                      default_backend=Fact.of(backend, "paste") if backend else Fact.absent("paste"),
                      accelerator_available=Fact.of(available, "paste") if available is not None else Fact.absent(
                          "paste", "not in the paste"))
+
+
+def _tensorflow(found: dict[str, list[Clue]], labels: dict[int, str]) -> Framework | None:
+    """TensorFlow where the paste shows it: its version (said, printed, or in a package list) and whether it found
+    the GPU (a device it created, its device list, AI-Benchmark's GPU line; a GPU it ignored, an empty list)."""
+    version = _first(found, "tf.version") or next(
+        (c for c in sorted(found.get("package.tensorflow", []) + found.get("package.tensorflow-rocm", []) +
+                           found.get("package.tensorflow-gpu", []), key=lambda c: c.line)), None)
+    available = _first(found, "tf.available")
+    if version is None and available is None:
+        return None
+    return Framework("tensorflow", version=_fact(version, "paste", labels),
+                     accelerator_available=Fact.of(available.value == "True", "paste",
+                                                   section=labels.get(available.line, ""))
+                     if available is not None else Fact.absent("paste", "not in the paste"))
 
 
 def _text(fact: Fact[Any]) -> str:
@@ -659,6 +675,8 @@ def _working(clue: Clue) -> str | None:
     """What a clue shows when it shows the GPU working: torch available, a JAX GPU device, an app computing on it."""
     if clue.field == "torch.available" and clue.value.lower() in ("true", "yes"):
         return "torch reports the GPU available"
+    if clue.field == "tf.available" and clue.value == "True":
+        return "TensorFlow created a GPU device"
     if clue.field == "jax.device" and not clue.value.startswith("Cpu"):
         return f"JAX lists {clue.value}"
     if clue.field == "gpu.library" and clue.value.lower() in ("rocm", "cuda"):
