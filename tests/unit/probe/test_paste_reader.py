@@ -1357,8 +1357,7 @@ def test_what_the_thirteenth_held_out_set_showed_is_read() -> None:
     assert _facts("I expected to get True when running torch.cuda.is_available()\n")["available"] is None
     dkms = read_paste("AMDGPU/ROCm DKMS fails on kernel 6.15.8.\n", "x")
     assert (dkms.host.kernel.value, [e.code for e in dkms.errors]) == ("6.15.8", ["driver_module_build_failed"])
-    assert _facts("kernel 6.8 is what I run\n")["errors"] == []  # a series, not a release: no kernel read either
-    assert read_paste("kernel 6.8 and ROCm 6.1\n", "x").host.kernel.value is None
+    assert read_paste("kernel 6.8 and ROCm 6.1\n", "x").host.kernel.value is None  # a series, not a release
     assert _facts("RuntimeError: HIP error: the operation cannot be performed in the present state\n")["errors"] == [
         "gpu_runtime_illegal_state"]
     llama = ("ggml_cuda_init: found 1 ROCm devices:\n"
