@@ -1402,3 +1402,34 @@ def test_tensorflow_is_read_as_a_framework_with_its_word_on_the_gpu() -> None:
     counted = read_paste("Num GPUs Available:  1\n", "x").framework("tensorflow")
     assert counted is not None and counted.accelerator_available.value is True
     assert read_paste("torch 2.5.1\n", "x").framework("tensorflow") is None
+
+
+def test_what_the_fourteenth_held_out_set_showed_is_read() -> None:
+    """ollama#8980 (a vGPU in compute mode Prohibited), SD.Next#4030 and #2884 (its Python and Torch lines, 'only
+    uses CPU', an OS run on into the next label), rocm-gfx803#19 (TensorFlow finds no GPU, said in a sentence; torch
+    'is able to return true'), rocm_smi_lib#164 (rocm-smi's GPU[0] lines are GPUs; 'rocm-6.4.0'), ollama#6336 (a
+    PCI id for a name, 'My GPU:' in italics), CodeGen#55 (a collect_env line made bold)."""
+    row = "| N/A    0C    P8              N/A /  N/A |    483MiB / 49152MiB |      1%   Prohibited |\n"
+    assert _facts(row)["errors"] == ["gpu_compute_prohibited"]
+    assert _facts("    Compute Mode                          : Prohibited\n")["errors"] == ["gpu_compute_prohibited"]
+    sdnext = ("21:45:59-869097 INFO     Python: version=3.13.3 platform=Linux\n"
+              'Torch "2.3.0.dev20240218+rocm6.0"\nOS: Ubuntu 22.04.3, Platform: arch=x86_64 cpu=x86_64\n')
+    read = _facts(sdnext)
+    assert (read["python"], read["torch"], read["os"]) == ("3.13.3", "2.3.0.dev20240218+rocm6.0", "Ubuntu 22.04.3")
+    assert _facts("SDnext only uses CPU (and even then ~50% or so), instead of GPU.\n")["errors"] == ["cpu_fallback"]
+    assert _facts("How can I make it use the GPU when it only uses CPU?\n")["errors"] == []  # a question, no report
+    tf = read_paste("Now I am able to import torch and the torch.cuda.is_available() is able to return true now. But "
+                    "tf.config.list_physical_devices('GPU') isn't able to return any GPU device.\n", "x")
+    assert tf.framework("torch").accelerator_available.value is True  # type: ignore[union-attr]
+    assert tf.framework("tensorflow").accelerator_available.value is False  # type: ignore[union-attr]
+    assert [e.code for e in tf.errors] == ["no_gpu_found"]
+    smi = read_paste("I have tried this with rocm-6.4.0 with no success.\n```\nkevin@kamek:~$ rocm-smi --setfan 255\n"
+                     "GPU[0]          : Successfully set fan speed to level 255\n"
+                     "GPU[1]          : Successfully set fan speed to level 255\n```\n", "x")
+    assert (len(smi.devices), str(smi.stack.rocm_version.value)) == (2, "6.4.0")
+    assert "gpu.none" not in {f.code for f in judge(smi, load_dataset())}
+    ollama = ('time=2024-08-13T16:46:10.463+08:00 level=INFO source=types.go:105 msg="inference compute" id=0 '
+              "library=rocm compute=gfx900 driver=0.0 name=1002:687f total=\"8.0 GiB\"\n"
+              "My GPU: _Radeon RX Vega56 8GB_\n")
+    assert _facts(ollama)["gpus"] == ["Radeon RX Vega56 8GB"]
+    assert _facts("**Is CUDA available: True**\n")["available"] is True

@@ -209,7 +209,8 @@ _LABELS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNOR
     (r"kernel|linux kernel|kernel version|linux kernel version", "host.kernel"),
     (r"rocm|rocm version|rocm-dkms|amdgpu-install|rocm release|rocm version number", "stack.rocm"),
     (r"gpu|gpus|gpu model|gpu models?|graphics card|graphics|card|hardware|device|video card|gpu model and memory|"
-     r"accelerator|gpu name|gpu type|gpu models and configuration|device name|gpu device name|nvidia_gpu_models",
+     r"accelerator|gpu name|gpu type|gpu models and configuration|device name|gpu device name|nvidia_gpu_models|"
+     r"my gpu|my gpus|my graphics card|my card|my video card",
      "gpu.name"),
     (r"gpu architecture|gpu arch|gfx version|gfx target|architecture", "gpu.arch"),
     (r"cpu|processor|cpu model", "host.cpu"),
@@ -514,8 +515,8 @@ def _ollama(match: re.Match[str]) -> Iterator[tuple[str, str]]:
                        ("gpu.library", "library")):
         found = re.search(rf'\b{key}=(?:"([^"]*)"|(\S+))', line)
         value = (found.group(1) if found.group(1) is not None else found.group(2)) if found else None
-        if value:
-            yield field, value
+        if value and not (field == "gpu.name" and re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{4}", value)):
+            yield field, value  # a name of 1002:687f is the PCI id ollama falls back to, no name
     cuda = re.search(r'\blibrary=cuda\b.*\bdriver=(\d+\.\d+)\b', line)
     if cuda:  # the CUDA version the NVIDIA driver supports (nvidia-smi's "CUDA Version")
         yield "stack.cuda", cuda.group(1)
@@ -534,10 +535,10 @@ dash and a digit, written to begin with the dash (a plain character is searched 
 
 _TABLE: tuple[tuple[Any, ...], ...] = (
     # collect_env lines (also when the report itself does not parse)
-    (r"^\s*PyTorch version\s*[:：]?\s+(\d\S*)", _one("torch.version")),
-    (r"^\s*ROCM used to build PyTorch\s*[:：]\s*(\d\S*)", _one("torch.hip")),
-    (r"^\s*CUDA used to build PyTorch\s*[:：]\s*(\d\S*)", _one("torch.cuda")),
-    (r"^\s*Is CUDA available\s*[:：]\s*(True|False|Yes|No)", _one("torch.available")),
+    (r"^\s*(?:\*\*)?PyTorch version\s*[:：]?\s+(\d[^\s*]*)", _one("torch.version")),  # a line made bold, too
+    (r"^\s*(?:\*\*)?ROCM used to build PyTorch\s*[:：]\s*(\d[^\s*]*)", _one("torch.hip")),
+    (r"^\s*(?:\*\*)?CUDA used to build PyTorch\s*[:：]\s*(\d[^\s*]*)", _one("torch.cuda")),
+    (r"^\s*(?:\*\*)?Is CUDA available\s*[:：]\s*(True|False|Yes|No)", _one("torch.available")),
     (r"^\s*(?i:OS)\s*[:：]\s*(.+?)\s*(?:\((?:x86_64|aarch64|AMD64|ppc64le)\))?$", _one("host.os"),
      re.compile(r"os\s*[:：]")),
     (r"^\s*Python version\s*[:：]\s*(\d+\.\d+(?:\.\d+)?)", _one("host.python")),
@@ -606,7 +607,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      _many(("stack.amdgpu_driver", 1), ("host.kernel", 2))),
     (r"^rocm-core\S*/\S+\s+(\d+\.\d+\.\d+)", _one("stack.rocm"), "rocm-core"),
     (r"^rocm-core-(\d+\.\d+\.\d+)", _one("stack.rocm"), "rocm-core"),
-    (r"^\s*rocm-core\s+(\d+\.\d+\.\d+)(?:[-.]\d+)*\s*$", _one("stack.rocm"), "rocm-core"),  # pacman -Q (Arch)
+    (r"^\s*_?rocm-core\s+(\d+\.\d+\.\d+)(?:[-.]\d+)*_?\s*$", _one("stack.rocm"), "rocm-core"),  # pacman -Q (Arch)
     (r"\bamdgpu-install_(\d+\.\d+\.\d+[\d.\-]*?)_all\.deb", _one("stack.rocm")),
     (r"/opt/rocm-(\d+\.\d+\.\d+)\b", _one("stack.rocm_path"), "/opt/rocm-"),
     (r"/usr/local/cuda-(\d+\.\d+)\b", _one("stack.cuda_path"), "/usr/local/cuda-"),
@@ -691,6 +692,9 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     # ComfyUI's "System Information" (Markdown): "- **Name:** cuda:0 NVIDIA GeForce RTX 5090 : cudaMallocAsync"
     (r"^\s*-\s*\*\*Name:\*\*\s*cuda:\d+ (.+?)(?: : \w+)?\s*$",
      lambda m: iter([("gpu.name", m.group(1)), ("torch.available", "True")]), "**name:**"),
+    # rocm-smi's per-GPU lines in any of its forms ("GPU[1]          : Successfully set fan speed to level 255"):
+    # the GPUs it reached, unnamed where the form names none
+    (r"^GPU\[(\d{1,3})\]\s+:", _one("gpu.smi_index"), "gpu["),
     (r"^ROCm version: \((\d+), (\d+)\)\s*$", lambda m: iter([("torch.hip", f"{m.group(1)}.{m.group(2)}")])),
     (r"^\[Crystools INFO\] CPU: (.+?) - Arch: \S+(?: - OS: (.+?))?\s*$", _many(("host.cpu", 1), ("host.os", 2))),
     # llama.cpp / ggml: "Device 0: NVIDIA GeForce 940MX, compute capability 5.0" (the capability is the sm_ target;
@@ -713,13 +717,14 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     # clinfo --list: " `-- Device #0: gfx1033"
     (r"\bDevice #\d+: (gfx[0-9a-f]{3,4})\b", _one("gpu.arch"), "device #"),
     (r"ggml_cuda_init: found \d+ (ROCm|CUDA) devices", _one("gpu.library")),
-    (r"\bTorch (\d+\.\d+\.\d+\+\S+)\s*$", _one("torch.version"), "torch "),
+    # SD.Next's platform description: 'Torch 2.1.2+rocm5.6', 'Torch "2.3.0.dev20240218+rocm6.0"'
+    (r"\bTorch \"?(\d+\.\d+\.\d+(?:\.?dev\d+)?\+[^\s\"]+)\"?\s*$", _one("torch.version"), "torch "),
     # a build named in a sentence: "torch 2.3.1+rocm5.7 shows hip 5.7 but torch.cuda.is_available() = False"
     (r"\b(?:torch|pytorch|PyTorch)(?:\s+v?|==)(\d+\.\d+\.\d+(?:\.?(?:dev|a|b|rc)\d+)?\+(?:rocm|cu|cpu)[\w.]*?)(?=[\s,;)`]|\.?$)",
      _one("torch.version"), ("torch ", "pytorch ", "torch==")),
     (r"^(?!\s*(?:if|elif|assert|while|return)\b)(?!.*\b(?:expect\w*|should|want\w*|hope\w*)\b).*?"
-     r"\btorch\.cuda\.is_available\(\)(?:\)?;?\)?['\"`]{0,2})?\s*(?:(?<![=!<>])=(?!=)|->|returns|prints|outputs|:)\s*"
-     r"['\"`]?(True|False)\b",
+     r"\btorch\.cuda\.is_available\(\)(?:\)?;?\)?['\"`]{0,2})?\s*(?:(?<![=!<>])=(?!=)|->|returns|prints|outputs|:|"
+     r"(?:is able to|now|does|did) return(?:s|ed)?)\s*['\"`]?(True|False|(?<=return )true|(?<=return )false)\b",
      _one("torch.available"),
      "is_available()"),  # what it printed, not a test of it nor what was expected
     # the answer said before the call: "i get False when i run torch.cuda.is_available()"
@@ -742,6 +747,9 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      "num gpus available"),
     (r"\bIgnoring visible gpu device\b", lambda m: iter([("tf.available", "False")]), "ignoring visible gpu device"),
     (r"\bGPUs? available:?\s*\[\]\s*$", lambda m: iter([("tf.available", "False")]), "available"),
+    (r"list_physical_devices\(\s*['\"]GPU['\"]\s*\)\W*\s*(?:isn't|is not|doesn't|does not|can't|cannot|won't) "
+     r"(?:able to )?(?:return|find|list|show|detect)", lambda m: iter([("tf.available", "False")]),
+     "list_physical_devices"),
     (r"\btf\.__version__\)?\s*(?:#|->|=>|:)?\s*['\"](\d+\.\d+\.\d+[\w.\-]*)['\"]", _one("tf.version"),
      "tf.__version__"),
     (r"\bTF Version:\s*(\d+\.\d+\.\d+[\w.\-]*)", _one("tf.version"), "tf version:"),
@@ -751,6 +759,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"\bTorch detected GPU: (.+?)(?:\s+VRAM\b.*?)?(?:\s+Arch \((\d+), (\d)\).*)?$", _torch_detected),
     (r"\bPython (\d+\.\d+\.\d+) on (?:Linux|Windows|linux|win32|darwin)", _one("host.python"), "python "),
     (r"\bPython version is (\d+\.\d+\.\d+)\b", _one("host.python"), "python version is"),
+    (r"\bPython: version=(\d+\.\d+\.\d+)\b", _one("host.python"), "python: version="),  # SD.Next's newer log
     (r"\bfor GPU arch\s*:\s*(gfx[0-9a-f]{3,4})", _one("gpu.arch")),
     (r'msg="inference compute".*', _ollama),
     (r"\bregistered device CPU \((.+)\)\s*$", _one("host.cpu"), "registered device cpu"),  # llama.cpp's
@@ -878,8 +887,8 @@ _UBUNTU_RELEASE = re.compile(r"\d{2}(?:\.(?:04|10)(?:\.\d+)?)?(?:\s+LTS)?$")
 _MAYBE_PROSE_OS = Caseless.of(re.compile(r"ubuntu|debian|fedora|rocky linux|centos|linux mint|opensuse leap|rhel|"
                                           r"pop!_os|windows|wsl|gentoo linux|arch linux|nixos", re.IGNORECASE))
 """The names ``_PROSE_OS`` reads, without what must stand around them."""
-_PROSE_ROCM = re.compile(r"(?<![/\w.\-+])ROCm(?:\s+(?:version|support))?(?:\s+is)?\s*\(?v?(\d+\.\d+(?:\.\d+)?)\b",
-                         re.IGNORECASE)
+_PROSE_ROCM = re.compile(r"(?<![/\w.\-+])ROCm(?:\s+(?:version|support))?(?:\s+is)?(?:\s*|-(?=\d))"
+                         r"\(?v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 """A ROCm release named in a sentence, not in a path or URL (``.../whl/rocm5.4.2`` is the torch build's)."""
 _PROSE_CUDA = re.compile(r"(?<![/\w.\-+])(torch[- ]|pytorch[- ])?CUDA(?:\s+version)?\s+is\s+v?(\d{1,2}\.\d)\b",
                          re.IGNORECASE)

@@ -236,6 +236,8 @@ def _devices(found: dict[str, list[Clue]], labels: dict[int, str],
                    key=lambda c: (c.rank, c.line))
     if not named:
         archs = tool_archs or archs[:1]
+        if not archs and (smi := sorted({c.value for c in found.get("gpu.smi_index", [])}, key=int)):
+            return tuple(Device(i, Vendor.AMD, sources=("paste",)) for i in range(len(smi)))  # rocm-smi's GPU[0] ...
         return tuple(_device(i, None, arch, labels) for i, arch in enumerate(archs))
     best = named[0]
     together = _unique([c for c in named if c.line == best.line and c.rank == best.rank])
@@ -321,6 +323,8 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
     os_clue = _first(found, "host.os")
     if os_clue is not None and (inside := re.fullmatch(r"(?:GNU/)?Linux\s*\((\w.{2,60}?)\)", os_clue.value.strip())):
         os_clue = dataclasses.replace(os_clue, value=inside.group(1))  # "Linux (Ubuntu 24.04 LTS)": the distribution
+    if os_clue is not None and (run_on := re.match(r"(.+?),\s+[A-Z][\w ]{1,20}:\s", os_clue.value)):
+        os_clue = dataclasses.replace(os_clue, value=run_on.group(1))  # "Ubuntu 22.04.3, Platform: arch=x86_64 ..."
     os_id: Fact[str] = Fact.absent("paste")
     os_version: Fact[str] = Fact.absent("paste")
     if os_clue is not None:
