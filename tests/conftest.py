@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import time
 import uuid
 from collections.abc import Iterator
 
@@ -70,13 +71,14 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
     yield url
     from sqlalchemy.exc import OperationalError
 
-    for attempt in range(2):  # FORCE ends the test's sessions; on a loaded machine the admin link can go with them
-        try:
+    for attempt in range(5):  # FORCE ends the test's sessions; on a loaded machine the admin link can go with them,
+        try:                  # and a server that lost a backend answers "in recovery mode" for a few seconds
             with admin.connect() as connection:
                 connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
             break
         except OperationalError:
-            admin.dispose()  # a fresh connection for the second try; a second failure is a real one
-            if attempt == 1:
+            admin.dispose()  # a fresh connection for the next try; the fifth failure is a real one
+            if attempt == 4:
                 raise
+            time.sleep(1 + attempt)
     admin.dispose()
