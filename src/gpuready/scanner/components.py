@@ -122,6 +122,7 @@ def subprojects(paths: Iterable[str], settings_only_root: bool = False) -> tuple
     root ``pyproject.toml`` that holds only tool settings (``settings_only_root``: no ``[project]``, no setup.py
     beside it) is no build at the root: then the shallowest nested project is the project itself (AQLM's
     ``inference_lib/``)."""
+    paths = list(paths)
     nested: set[PurePosixPath] = set()
     found = set()
     root_build = False
@@ -134,10 +135,19 @@ def subprojects(paths: Iterable[str], settings_only_root: bool = False) -> tuple
                 nested.add(pure.parent)
         elif re.fullmatch(r"setup_\w+\.py", pure.name):
             found.add(str(pure))
-    if not root_build and nested:  # no build at the root: the shallowest nested one is the project itself
+    if not root_build and nested and (settings_only_root or not _code_outside(paths, nested)):
+        # no build at the root: the shallowest nested one is the project itself, unless Python code stands outside
+        # every nested build (a project of scripts, main.py and its packages, with an opt-in extension below it:
+        # Swin-Transformer's kernels/window_process/)
         shallowest = min(len(folder.parts) for folder in nested)
         nested = {folder for folder in nested if len(folder.parts) > shallowest}
     return tuple(sorted(found | {f"{folder}/" for folder in nested}))
+
+
+def _code_outside(paths: Iterable[str], folders: set[PurePosixPath]) -> bool:
+    """Whether a Python file stands outside every one of ``folders``."""
+    return any(path.endswith(".py") and not any(PurePosixPath(path).is_relative_to(folder) for folder in folders)
+               for path in paths)
 
 
 def other_cmake_build(paths: Iterable[str], setup_builds_extensions: bool, build_names_cmake: bool) -> tuple[str, ...]:

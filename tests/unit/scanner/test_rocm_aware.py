@@ -1009,3 +1009,14 @@ def test_a_package_finding_lists_the_lines_that_use_it(tmp_path: Path, kb: Knowl
     found = {f.code: f for f in scan_tree(tmp_path, kb, jobs=1, cache=False).findings}
     assert found["scan.package.flash-attn"].location == "model.py:2"
     assert found["scan.package.flash-attn"].evidence["lines"] == "2, 8"
+
+
+def test_what_the_fourteenth_held_out_corpus_showed_is_found(kb: KnowledgeBase) -> None:
+    """nvdiffrec imports nvdiffrast (CUDA and CUDA-OpenGL interop, no ROCm build: a blocker); Swin-Transformer is a
+    project of scripts with no build at its root, so its kernels/window_process/setup.py is an opt-in extension, not
+    the project's own build (as a root pyproject of tool settings only would make it)."""
+    assert kb.by_import("nvdiffrast.torch").severity is Severity.BLOCKER  # type: ignore[union-attr]
+    files = ["main.py", "models/build.py", "kernels/window_process/setup.py", "kernels/window_process/k.cu"]
+    assert subprojects(files) == ("kernels/window_process/",)
+    assert subprojects(["pyproject.toml", "inference_lib/setup.py", "inference_lib/src/aqlm/x.py"],
+                       settings_only_root=True) == ()
