@@ -37,7 +37,8 @@ NOT_ONE_PARSER = frozenset({"compat-sources", "runs-schema1", "pastes", "scan-co
                             "pastes-holdout9", "scan-corpus-holdout8", "pastes-holdout10",
                             "scan-corpus-holdout9", "pastes-holdout11", "scan-corpus-holdout10",
                             "pastes-holdout12", "scan-corpus-holdout11", "pastes-holdout13",
-                            "scan-corpus-holdout12", "pastes-holdout14", "scan-corpus-holdout13"})
+                            "scan-corpus-holdout12", "pastes-holdout14", "scan-corpus-holdout13",
+                            "pastes-holdout15", "scan-corpus-holdout14"})
 """Folders of other material: stored Runs, whole pastes (read by the paste reader), scan labels, example code."""
 
 
