@@ -1433,3 +1433,30 @@ def test_what_the_fourteenth_held_out_set_showed_is_read() -> None:
               "My GPU: _Radeon RX Vega56 8GB_\n")
     assert _facts(ollama)["gpus"] == ["Radeon RX Vega56 8GB"]
     assert _facts("**Is CUDA available: True**\n")["available"] is True
+
+
+def test_what_the_fifteenth_held_out_set_showed_is_read() -> None:
+    """pytorch#99983 (a fenced expression, then 'which always returns false.'), ollama#10155 (an inference-compute
+    line a browser wrapped, a quoted name), ROCm#3049 (issue-form answers pasted as os-release and rocminfo lines),
+    DeepSpeed#1109 (torch's sm_80 warning names the GPU), vLLM#4018 (old ROCm torch's NoGCNArchName suffix),
+    ZLUDA#659 (a Windows path in HIP_PATH), TensorFlow#65035 (Cannot dlopen some GPU libraries)."""
+    fenced = "After, I run a simple line\n```\ntorch.cuda.is_available()\n```\nwhich always returns false.\n"
+    assert _facts(fenced)["available"] is False
+    assert _facts("```\ntorch.cuda.is_available()\n```\nI expected it to return True.\n")["available"] is None
+    wrapped = ('```\ntime=2025-04-10T23:03:40.162+09:00 level=INFO source=types.go:130 msg="inference compute"\n'
+               " id=GPU-23f2619b library=cuda variant=v12 compute=7.5 driver=12.6\n"
+               ' name="NVIDIA GeForce GTX 1650" total="4.0 GiB" available="3.2 GiB"\n```\n')
+    read = _facts(wrapped)
+    assert (read["gpus"], read["archs"], read["cuda"]) == (["NVIDIA GeForce GTX 1650"], ["sm_75"], "12.6")
+    form = ('### Operating System\n\nVERSION="22.04.4 LTS (Jammy Jellyfish)"\n\n### CPU\n\n'
+            "  Marketing Name:          AMD Ryzen 9 3950X 16-Core Processor\n")
+    assert (_facts(form)["os"], _facts(form)["cpu"]) == ("22.04.4 LTS (Jammy Jellyfish)",
+                                                         "AMD Ryzen 9 3950X 16-Core Processor")
+    warning = ("packages/torch/cuda/__init__.py:104: UserWarning: A100-SXM4-40GB with CUDA capability sm_80 is not "
+               "compatible with the current PyTorch installation.\n")
+    assert (_facts(warning)["gpus"], _facts(warning)["archs"]) == (["A100-SXM4-40GB"], ["sm_80"])
+    assert _facts("GPU models and configuration: AMD Instinct MI250X/MI250NoGCNArchNameOnOldPyTorch\n")["gpus"] == [
+        "AMD Instinct MI250X/MI250"]
+    assert dict(read_paste("set HIP_PATH=F:\\zluda\\HIP\n", "x").environment) == {"HIP_PATH": "F:\\zluda\\HIP"}
+    assert _facts("W tensorflow/core/common_runtime/gpu/gpu_device.cc:2251] Cannot dlopen some GPU libraries. Please "
+                  "make sure the missing libraries are installed.\n")["errors"] == ["missing_library"]

@@ -360,6 +360,10 @@ _OWN_LABEL = re.compile(r"^[-*•]?\s*\**([A-Za-z][\w .()/-]{0,30}?)\**\s*:\s+(\
 """A line that is a ``Label: value`` of its own (a bullet's included) where it stands under another label."""
 
 
+_TOOL_PREFIX = re.compile(r"^(?:(?:VERSION|PRETTY_NAME|NAME)=\"?|(?:Marketing Name|Model name)\s*:\s+)(.+)$")
+"""A tool's own label in front of the value an issue form's answer pastes (os-release, rocminfo, lscpu)."""
+
+
 def labelled(label: str, value: str) -> Iterator[Found]:
     """``OS: Ubuntu 22.04``, ``**GPU**: RX 6800``, ``ROCm version = 6.2``, ``"torch": "2.4.1+cu121"``: a known
     label with a value of the right shape (a distribution for the OS, a version for versions, a GPU for the GPU)."""
@@ -367,6 +371,8 @@ def labelled(label: str, value: str) -> Iterator[Found]:
     value = value.strip(" *_`").strip().rstrip(",").strip("\"'").strip()
     if label and value[:len(label) + 1].lower() == label.lower() + ":":  # "### CPU" answered "CPU: Ryzen 7 7840HS"
         value = value[len(label) + 1:].strip()
+    elif quoted := _TOOL_PREFIX.match(value):  # answered with a tool's line: 'VERSION="22.04.4 LTS (Jammy ...)"',
+        value = quoted.group(1).strip().strip("\"'")  # rocminfo's "Marketing Name:          AMD Ryzen 9 3950X"
     elif (own := _OWN_LABEL.match(value)) and own.group(1).strip().lower() != label.lower() and is_read_label(
             own.group(1)):  # "**Hardware:**" answered "- GPU: Radeon RX 7900 XTX (24GB, gfx1100)": the line's own
         yield from labelled(own.group(1), own.group(2))
@@ -515,6 +521,8 @@ def _ollama(match: re.Match[str]) -> Iterator[tuple[str, str]]:
                        ("gpu.library", "library")):
         found = re.search(rf'\b{key}=(?:"([^"]*)"|(\S+))', line)
         value = (found.group(1) if found.group(1) is not None else found.group(2)) if found else None
+        if field == "gpu.arch" and value and (capability := re.fullmatch(r"(\d{1,2})\.(\d)", value)):
+            value = f"sm_{capability.group(1)}{capability.group(2)}"  # CUDA's compute=7.5 is the sm_75 target
         if value and not (field == "gpu.name" and re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{4}", value)):
             yield field, value  # a name of 1002:687f is the PCI id ollama falls back to, no name
     cuda = re.search(r'\blibrary=cuda\b.*\bdriver=(\d+\.\d+)\b', line)
@@ -577,8 +585,10 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      "dso version"),
     # PyTorch's warning names the GPU and its target: "NVIDIA GeForce RTX 5080 with CUDA capability sm_120 is not
     # compatible with the current PyTorch installation"
-    (r"\b((?:NVIDIA|Tesla|Quadro|GeForce|TITAN)\b[\w .\-]*?) with CUDA capability (sm_\d+) is not compatible",
-     _many(("gpu.name", 1), ("gpu.arch", 2)), "with cuda capability"),
+    # (older torch names it without the vendor: "UserWarning: A100-SXM4-40GB with CUDA capability sm_80 ...")
+    (r"(?:\b((?:NVIDIA|Tesla|Quadro|GeForce|TITAN)\b[\w .\-]*?)|(?<=UserWarning: )([A-Z][\w\-]*(?: [\w\-]+){0,3}?))"
+     r" with CUDA capability (sm_\d+) is not compatible",
+     lambda m: iter([("gpu.name", m.group(1) or m.group(2)), ("gpu.arch", m.group(3))]), "with cuda capability"),
     # rocm-smi and amd-smi text
     (r"^GPU\[\d+\]\s*:\s*Card (?:Series|series)\s*:\s*(.+?)\s*$", _one("gpu.name")),
     # SGLang's check_env: "GPU 0,1,2,3,4,5,6,7: AMD Instinct MI300X" (one line for identical GPUs) and its driver line
@@ -677,8 +687,9 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^(?:\s*|(?!.*(?i:expect|should)).*`)(?i:cuda|gpu|rocm)(?:/(?i:cuda|rocm|hip))? available\s*[=:]\s*(True|False)",
      _one("torch.available"), "available"),  # "CUDA available: True"; "`CUDA/ROCm available: False`" quoted as
     # what a command printed (not as what was expected)
-    (r"^\s*(?:device )?name\s*[=:]\s*(.+?)\s*$", lambda m: iter([("gpu.name", m.group(1))] if looks_like_gpu(
-        m.group(1)) else [])),
+    # "name: Radeon RX 7900 XTX"; a quoted value ends at its quote ('name="NVIDIA GeForce GTX 1650" total=...')
+    (r"^\s*(?:device )?name\s*[=:]\s*(?:\"([^\"]+)\"(?=\s|$).*|(.+?))\s*$", lambda m: iter(
+        [("gpu.name", m.group(1) or m.group(2))] if looks_like_gpu(m.group(1) or m.group(2)) else [])),
     (r"^\s*--->\s+(gfx[0-9a-f]{3,4})\s*$", _one("gpu.arch"), "--->"),
     (r"^\s*--->\s+(.+?)\s*$", lambda m: iter([("host.cpu", m.group(1))] if looks_like_cpu(m.group(1)) else []), "--->"),
     # DeepSpeed's ds_report: "torch version .................... 1.10.0a0+git539d476"
@@ -862,7 +873,7 @@ _ENV_VALUE = {"HSA_OVERRIDE_GFX_VERSION": r"\d+\.\d+\.\d+|gfx[0-9a-f]{3,4}",  # 
               "ROCR_VISIBLE_DEVICES": r"[\w,\-]+", "CUDA_VISIBLE_DEVICES": r"[\w,\-]+", "GPU_DEVICE_ORDINAL": r"[\d,]+"}
 _ENV = re.compile(r"(?:^|[\s;'\"(])(?:(?:export\s+)?(?P<name>" + "|".join(ENV_NAMES) + r")\s*=\s*"
                   r"|(?:set\s+(?:-x\s+|-gx\s+|-Ux\s+)?|\$env:)(?P<name2>" + "|".join(ENV_NAMES) + r")(?:\s*=\s*|\s+))"
-                  r"[\"']?(?P<value>[\w.:,/\-]+)")
+                  r"[\"']?(?P<value>[\w.:,/\\\-]+)")
 
 
 _ENV_GATE = re.compile("|".join(ENV_NAMES))

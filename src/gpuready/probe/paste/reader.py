@@ -34,7 +34,17 @@ from gpuready.model import (
 from gpuready.model.build import variant_of
 from gpuready.probe.parse.kfd import normalise_gfx_name
 from gpuready.probe.parse.os_release import parse_os_name
-from gpuready.probe.paste.clues import LABELLED, TOOL, Clue, LineGates, clues, joined_for_gates, looks_like_cpu
+from gpuready.probe.paste.clues import (
+    LABELLED,
+    TOOL,
+    Clue,
+    LineGates,
+    clues,
+    fitted,
+    joined_for_gates,
+    looks_like_cpu,
+    printed_field,
+)
 from gpuready.probe.paste.errors import ErrorIndex, errors_in
 from gpuready.probe.paste.kinds import ReportKind, detect_kind, fingerprint_of_kind
 from gpuready.probe.paste.lightning import lightning_details
@@ -193,6 +203,7 @@ def clean_gpu_name(name: str) -> str:
     ``Radeon RX 7900 XTX (gfx1``, ``gfx1100 — Radeon RX 7900 XTX`` and a next label run onto the line
     (``Radeon RX 7900 XTX      Name:   gfx1100``) -> ``Radeon RX 7900 XTX``."""
     name = re.sub(r"\s{3,}[A-Z][\w ]{0,30}:.*$", "", name.strip())  # lines run together: "... Graphics     Name: ..."
+    name = name.removesuffix("NoGCNArchNameOnOldPyTorch")  # what torch's ROCm builds before 1.12 append to a name
     name = re.sub(r"^(?:gfx[0-9a-f]{3,4}|sm_\d{2,3})\s*[-\u2013\u2014:]\s+", "", name)  # "gfx1103 — AMD Radeon 780M"
     name = re.sub(r"(?<=[\w)])[.,;]+$", "", name)  # a sentence's full stop: "GPU: Radeon RX 7600 XT (gfx1102)."
     name = re.sub(r"(?<=-\d[ABCQ]|\d\d[ABCQ])\s+\d{1,3}\s?GB$", "", name)  # a vGPU profile's memory: "L40S-24Q 24GB"
@@ -598,6 +609,47 @@ _SCRIPT_LINE = re.compile(r"^(?:import \w|from \w[\w.]* import |print\(|\w+\s*=\
 """A line of a short Python script of imports, assignments, calls and prints (comments and blank lines between)."""
 
 
+_RETURNS_SAID = re.compile(r"^\W*(?:which|that|it|this)?\s*(?:always\s+|still\s+|just\s+|only\s+)?"
+                           r"(?:returns?|returned|gives|gave|prints?|printed|outputs?|shows?|says?)\s*:?\s*"
+                           r"[`'\"]?(?P<value>[^\s`'\".,;]+)", re.IGNORECASE)
+"""The sentence under a fenced expression saying what it gave: ``which always returns false.``"""
+
+
+def _lone_expression(lines: tuple[str, ...]) -> str:
+    """The expression a fence holds alone (``torch.cuda.is_available()``) when it is one whose value is a fact."""
+    code = [line.strip().removeprefix(">>>").strip() for line in lines if line.strip()]
+    return code[0] if len(code) == 1 and printed_field(code[0]) else ""
+
+
+def _answer_said(expression: str, lines: tuple[str, ...], first: int) -> Clue | None:
+    """The value the first line with text below a fenced expression says it gave, as that expression's fact."""
+    number, line = next(((first + i, text) for i, text in enumerate(lines) if text.strip()), (0, ""))
+    known = printed_field(expression)
+    said = _RETURNS_SAID.match(line) if known and len(line) <= 80 else None
+    value = fitted(said.group("value"), known[1]) if said and known else None
+    return Clue(known[0], value, number, LABELLED) if known and value is not None else None
+
+
+_CONTINUED = re.compile(r"^\s+[a-z_.]+=")
+"""A wrapped key=value log line's continuation: ``  id=GPU-23f2... library=cuda``."""
+
+
+def _unwrapped_log_clues(lines: tuple[str, ...], first: int) -> list[Clue]:
+    """The clues of each structured log line (Go's slog: ``msg="inference compute"``) whose key=value pairs a browser
+    wrapped onto the lines below it, read as the one line it was (numbered as its first line)."""
+    found: list[Clue] = []
+    for index, line in enumerate(lines):
+        if 'msg="' not in line:
+            continue
+        end = index + 1
+        while end < len(lines) and end - index <= 6 and _CONTINUED.match(lines[end]):
+            end += 1
+        if end > index + 1:
+            joined = " ".join(part.strip() for part in lines[index:end])
+            found.extend(clues([joined], first + index, gates=LineGates.of([joined], first + index)))
+    return found
+
+
 def _print_script(lines: tuple[str, ...]) -> str:
     """A fenced Python script that prints at least two things and does nothing else, as one line (the prints in
     order, read by :func:`printed` against the output pasted after it); empty when ``lines`` are not one."""
@@ -620,6 +672,7 @@ def read_paste(text: str, origin: str) -> Fingerprint:
     joined = joined_for_gates(all_lines)  # one lower-cased text of the lines, searched by the gates and error index
     gates, hints = LineGates.of(all_lines, joined=joined), ErrorIndex.of(all_lines, joined=joined)
     script = ""  # a fenced script of prints whose output a later fence shows ("outputs", then the printed lines)
+    asked = ""  # a fence holding one expression alone, whose value the sentence after it may say
     for section in segment_lines(all_lines, joined):
         kind, confidence = classify(section)
         label = f"{section.where} ({kind})" if kind != "unrecognised" else section.where
@@ -634,6 +687,8 @@ def read_paste(text: str, origin: str) -> Fingerprint:
                                    is_prose=not section.fenced and (kind == "unrecognised" or not section.command),
                                    mixed=kind != "unrecognised")]
                 if kind in ("rocm-version-file", "unrecognised") or c.field != "stack.rocm_file"]
+        if 'msg="' in section.text:  # a key=value log line a browser wrapped: read once more, joined
+            here.extend(_unwrapped_log_clues(section.lines, section.first))
         if "* CUDA:" in section.text or "* System:" in section.text:  # Lightning's environment details
             here.extend(lightning_details(section.lines, section.first))
         if section.command:
@@ -641,6 +696,9 @@ def read_paste(text: str, origin: str) -> Fingerprint:
             here.extend(listed(section.command, section.lines, section.first))
             if _CPU_DEVICES_ASKED.search(section.command):  # jax.devices("cpu") lists the CPU whatever the GPU does
                 here = [c for c in here if c.field != "jax.device"]
+        if asked and not section.fenced and (answer := _answer_said(asked, section.lines, section.first)):
+            here.append(answer)  # "```torch.cuda.is_available()```" then "which always returns false."
+        asked = _lone_expression((section.command, *section.lines)) if section.fenced else ""
         if script and section.fenced and not section.command:
             here.extend(printed(script, section.lines, section.first))
             script = ""
