@@ -1460,3 +1460,15 @@ def test_what_the_fifteenth_held_out_set_showed_is_read() -> None:
     assert dict(read_paste("set HIP_PATH=F:\\zluda\\HIP\n", "x").environment) == {"HIP_PATH": "F:\\zluda\\HIP"}
     assert _facts("W tensorflow/core/common_runtime/gpu/gpu_device.cc:2251] Cannot dlopen some GPU libraries. Please "
                   "make sure the missing libraries are installed.\n")["errors"] == ["missing_library"]
+
+
+def test_what_the_sixteenth_held_out_set_showed_is_read() -> None:
+    """open-gpu-kernel-modules#774 (nvidia-smi's 'No devices were found', two GH200s typed on one line), ROCm#5724
+    (the kernel driver's gfxhub page fault in dmesg)."""
+    form = ("### Hardware: GPU\n\nGPU 0: NVIDIA GH200 144G HBM3e | GPU 1: NVIDIA GH200 144G HBM3e\n\n"
+            "sudo apt install nvidia-driver-565-open\nnvidia-smi\nNo devices were found\n")
+    read = _facts(form)
+    assert (read["gpus"], read["errors"]) == (["NVIDIA GH200 144G HBM3e"], ["no_gpu_found"])
+    assert _facts("[  593.942278] amdgpu 0000:63:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:153 vmid:8 "
+                  "pasid:32803)\n")["errors"] == ["gpu_memory_access_fault"]
+    assert _facts("No devices were found to be faulty, the test passed\n")["errors"] == []

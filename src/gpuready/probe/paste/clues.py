@@ -173,7 +173,8 @@ def _torch_detected(match: re.Match[str]) -> Iterator[tuple[str, str]]:
 
 
 def _gpu_line(match: re.Match[str]) -> Iterator[tuple[str, str]]:
-    return _gpu_text(match.group(1))
+    for part in re.split(r"\s+\|\s*GPU \d+\s*[:：]\s*", match.group(1)):  # "GPU 0: A | GPU 1: B" typed on one line
+        yield from _gpu_text(part)
 
 
 def _gpu_text(text: str) -> Iterator[tuple[str, str]]:
@@ -188,7 +189,8 @@ def _gpu_text(text: str) -> Iterator[tuple[str, str]]:
 
 
 _GPU_WORDS = re.compile(r"\b(Radeon|Instinct|MI-?\d{2,3}[A-Z]?|RX\s?\d{3,4}|Vega|Navi|FirePro|GeForce|RTX|GTX|Quadro|"
-                        r"Tesla|TITAN|A100|A10G?|A30|A40|H100|H200|H800|B200|L4|L40S?|V100|P100|T4|W\d{4}|Orin|Xavier|"
+                        r"Tesla|TITAN|A100|A10G?|A30|A40|H100|H200|H800|B200|GH200|GB200|B300|L4|L40S?|V100|P100|T4|"
+                        r"W\d{4}|Orin|Xavier|"
                         r"\d{4}\s?XTX?|\d{3}M Graphics|Arc A\d{3}|AMD (?:Raven|Picasso|Renoir|Cezanne|Rembrandt))\b",
                         re.IGNORECASE)
 """Words that make a short text a GPU's name (AMD APUs also go by their code names: ``AMD Raven``)."""
