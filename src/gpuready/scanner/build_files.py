@@ -101,7 +101,9 @@ def analyse_cmake(text: str) -> list[Hit]:
         only = cmake_cuda_only_sources(text)
         return ([Hit("credit.rocm_build", hits[0].line, "the CMake build also has a HIP path")] if hits else []) + (
             [Hit("cuda_only_sources", 1, "cmake|" + ",".join(only))] if only else [])
-    return hits[:1] + [h for h in hits[1:] if "CUDA::" in h.detail or "enable_language" in h.detail]
+    flags = [Hit("build.nvcc_flags", n, line.strip()[:160]) for n, line in _lines(text)
+             if "NVCC" in line.upper() or "CUDA_FLAGS" in line.upper() if _NVCC_FLAG.search(line)]  # CUDA_NVCC_FLAGS
+    return hits[:1] + [h for h in hits[1:] if "CUDA::" in h.detail or "enable_language" in h.detail] + flags
 
 
 def analyse_makefile(text: str) -> list[Hit]:

@@ -18,7 +18,9 @@ from gpuready.scanner.hits import Hit
 
 CUDA_SIGNS = re.compile(r'#\s*include\s*[<"](cuda\w*|cublas\w*|cudnn\w*|cub/|cutlass/|cute/|mma\.h|nvrtc|curand|'
                         r'cooperative_groups|cusparse|cufft|nvToolsExt|cuda/std)|\b__global__\b|\b__device__\b|'
-                        r'\bthreadIdx\.|\b__shfl\w*_sync\b')
+                        r'\bthreadIdx\.|\b__shfl\w*_sync\b|\b__CUDACC(?:_VER_MAJOR)?__|\b__CUDA_ARCH__\b|'
+                        r'\basm\s+(?:volatile\s*)?\(\s*"\s*(?:ldmatrix|stmatrix|w?mma|wgmma|cp\.async|ld\.(?:shared|global)|'
+                        r'st\.(?:shared|global)|bar\.sync|shfl\.sync|lop3|prmt|red\.|atom\.)')  # a header of PTX macros
 _ROCM_MACRO = (r"((?!(?:\w*_)?(?:DISABLE|NO|WITHOUT|NOT)(?:_|\b))"
                r"(?:USE_ROCM|USE_HIP|__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__|"
                r"TORCH_HIP_VERSION|HIP_VERSION|IS_HIP\w*|BUILD_FOR_ROCM|GPU_HIP|__gfx\w+__|ROCM_\w+|HIPCUB\w*|"

@@ -1020,3 +1020,17 @@ def test_what_the_fourteenth_held_out_corpus_showed_is_found(kb: KnowledgeBase) 
     assert subprojects(files) == ("kernels/window_process/",)
     assert subprojects(["pyproject.toml", "inference_lib/setup.py", "inference_lib/src/aqlm/x.py"],
                        settings_only_root=True) == ()
+
+
+def test_what_the_sixteenth_held_out_corpus_showed_is_found() -> None:
+    """cuda_hgemm: a header of PTX macros (no CUDA include, no __global__) is device code, and CMake's
+    CUDA_NVCC_FLAGS carry nvcc-only flags."""
+    from gpuready.scanner.cfamily import uses_cuda
+
+    header = ('#pragma once\n#define LDMATRIX_X1(R, addr) \\\n    asm volatile("ldmatrix.sync.aligned.x1.m8n8.shared.b16 '
+              '{%0}, [%1];\\n" : "=r"(R) : "r"(addr))\n')
+    assert uses_cuda(header) and not uses_cuda('#pragma once\nasm volatile("nop");\nint x;\n')
+    cmake = ("project (h LANGUAGES C CXX CUDA)\n"
+             'set (CUDA_NVCC_FLAGS "${CUDA_NVCC_FLAGS} -std=c++11 -Xcompiler -fopenmp --expt-relaxed-constexpr")\n'
+             'set (CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} -O3")\n')
+    assert [(h.rule, h.line) for h in analyse_cmake(cmake)] == [("build.cmake_cuda", 1), ("build.nvcc_flags", 2)]
