@@ -1027,8 +1027,8 @@ def test_what_the_sixteenth_held_out_corpus_showed_is_found() -> None:
     CUDA_NVCC_FLAGS carry nvcc-only flags."""
     from gpuready.scanner.cfamily import uses_cuda
 
-    header = ('#pragma once\n#define LDMATRIX_X1(R, addr) \\\n    asm volatile("ldmatrix.sync.aligned.x1.m8n8.shared.b16 '
-              '{%0}, [%1];\\n" : "=r"(R) : "r"(addr))\n')
+    header = ('#pragma once\n#define LDMATRIX_X1(R, addr) \\\n'
+              '    asm volatile("ldmatrix.sync.aligned.x1.m8n8.shared.b16 {%0}, [%1];\\n" : "=r"(R) : "r"(addr))\n')
     assert uses_cuda(header) and not uses_cuda('#pragma once\nasm volatile("nop");\nint x;\n')
     cmake = ("project (h LANGUAGES C CXX CUDA)\n"
              'set (CUDA_NVCC_FLAGS "${CUDA_NVCC_FLAGS} -std=c++11 -Xcompiler -fopenmp --expt-relaxed-constexpr")\n'
