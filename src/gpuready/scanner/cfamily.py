@@ -18,7 +18,7 @@ from gpuready.scanner.hits import Hit
 
 CUDA_SIGNS = re.compile(r'#\s*include\s*[<"](cuda\w*|cublas\w*|cudnn\w*|cub/|cutlass/|cute/|mma\.h|nvrtc|curand|'
                         r'cooperative_groups|cusparse|cufft|nvToolsExt|cuda/std)|\b__global__\b|\b__device__\b|'
-                        r'\bthreadIdx\.|\b__shfl\w*_sync\b|\b__CUDACC(?:_VER_MAJOR)?__|\b__CUDA_ARCH__\b|'
+                        r'\bthreadIdx\.|\b__shfl\w*_sync\b|'
                         r'\basm\s+(?:volatile\s*)?\(\s*"\s*(?:ldmatrix|stmatrix|w?mma|wgmma|cp\.async|ld\.(?:shared|global)|'
                         r'st\.(?:shared|global)|bar\.sync|shfl\.sync|lop3|prmt|red\.|atom\.)')  # a header of PTX macros
 _ROCM_MACRO = (r"((?!(?:\w*_)?(?:DISABLE|NO|WITHOUT|NOT)(?:_|\b))"
