@@ -169,14 +169,21 @@ def analyse_ci(text: str) -> list[Hit]:
             hits.append(Hit("python.flash_attention_2_config", number, line.strip()[:160]))
         elif ("--gpus" in line or "nvidia" in line.lower()) and _NVIDIA_DOCKER.search(line):
             hits.append(Hit("build.nvidia_container_runtime", number, line.strip()[:160]))
-        if "install" in line:  # a CUDA build installed by a script or a CI step is deployment: CUDA wheels, once
-            wheels = any(h.rule == "ci.cuda_wheels" and h.line == number for h in hits)
-            for hit in install_hits(line, number):
-                if hit.rule != "requirement.cuda_local_version":
-                    hits.append(hit)
-                elif not wheels:  # 'pip install jax[cuda]' in an install script
-                    hits.append(Hit("ci.cuda_wheels", number, line.strip()[:160]))
-                    wheels = True
+        if "install" in line:
+            hits += _installs(line, number, any(h.rule == "ci.cuda_wheels" and h.line == number for h in hits))
+    return hits
+
+
+def _installs(line: str, number: int, wheels_reported: bool) -> list[Hit]:
+    """The requirements an install command in a script, a CI step or a README names; a CUDA build it installs
+    ('pip install jax[cuda]', a +cu121 pin) is deployment: CUDA wheels, reported once per line."""
+    hits: list[Hit] = []
+    for hit in install_hits(line, number):
+        if hit.rule != "requirement.cuda_local_version":
+            hits.append(hit)
+        elif not wheels_reported:
+            hits.append(Hit("ci.cuda_wheels", number, line.strip()[:160]))
+            wheels_reported = True
     return hits
 
 
@@ -287,9 +294,7 @@ def analyse_docs(text: str) -> list[Hit]:
             continue
         for span in re.findall(r"`([^`\n]{8,300})`", line) if "install" in line and "`" in line else ():
             if _INSTALL.match(span):  # "* Install pytorch by `pip install torch==1.11.0 --extra-index-url .../cu113`"
-                wheels = bool(CUDA_WHEELS.search(span)) and "rocm" not in span.lower()
-                hits += [Hit("ci.cuda_wheels", number, span[:160])] if wheels else []
-                hits += install_hits(span, number, wheels)
+                hits += _documented_install(span, number)
         if not (fenced or line.startswith(("    ", "\t")) or re.match(r"\s*[$>]\s", line)):
             continue  # a sentence, a list item: only code blocks, prompted commands and code spans are run
         if "nvidia-smi" in line and _NVIDIA_SMI_RUN.match(line):
@@ -300,25 +305,28 @@ def analyse_docs(text: str) -> list[Hit]:
             hits.append(Hit("build.nvidia_container_runtime", number, line.strip()[:160]))
         if "install" not in line or _INSTALL.match(line) is None:
             continue
-        wheels = bool(CUDA_WHEELS.search(line)) and "rocm" not in line.lower()
-        if wheels:
-            hits.append(Hit("ci.cuda_wheels", number, line.strip()[:160]))
-        hits += install_hits(line, number, wheels)
+        hits += _documented_install(line, number)
     return hits
 
 
-def install_hits(line: str, number: int, wheels: bool = False) -> list[Hit]:
+def _documented_install(command: str, number: int) -> list[Hit]:
+    """An install command a README shows: CUDA wheels where it takes them (a cuXXX index, a CUDA build), and the
+    requirements it names."""
+    wheels = bool(CUDA_WHEELS.search(command)) and "rocm" not in command.lower()
+    return ([Hit("ci.cuda_wheels", number, command.strip()[:160])] if wheels else []) + _installs(command, number,
+                                                                                                  wheels)
+
+
+def install_hits(line: str, number: int) -> list[Hit]:
     """The requirements of each install command on a line (``make`` recipes and CI steps chain them: ``. venv/bin/
-    activate && uv pip install vllm==0.8.5``), a package from a GitHub repository included; a ``+cu121`` pin is not
-    repeated where the line's CUDA wheels are reported already (``wheels``)."""
+    activate && uv pip install vllm==0.8.5``), a package from a GitHub repository included."""
     hits: list[Hit] = []
     for part in re.split(r"&&|;|\|\|", line):
         command = _INSTALL.match(re.sub(r"^\s*(?:-\s+)?(?:run:\s*)?", "", part))
         if command is None:
             continue
         for package in installed_by(command.group(1)):
-            hits.extend(h for h in requirement_hits(package, number)
-                        if not (wheels and h.rule == "requirement.cuda_local_version"))
+            hits.extend(requirement_hits(package, number))
         hits += [Hit("requirement_git", number, found.group(1)) for word in command.group(1).split()
                  if (found := GIT_REPO.match(word.strip("'\"")))]
     return hits

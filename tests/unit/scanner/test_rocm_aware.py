@@ -559,12 +559,11 @@ def test_review_findings_on_docs_names_pins_and_nvrtc(kb: KnowledgeBase, tmp_pat
 
 
 def test_docs_name_cuda_builds_by_extra_and_dockerfiles_by_any_name() -> None:
-    """gemma's adapter README (`pip install "jax[cuda13]"`), a +cu121 pin reported once where its index line is;
-    matmulfreellm's `mmfreelm_DockerFile`, sam2's `backend.Dockerfile`."""
+    """gemma's adapter README (`pip install "jax[cuda13]"`: the CUDA build an install takes, as in a script), a +cu121
+    pin reported once where its index line is; matmulfreellm's `mmfreelm_DockerFile`, sam2's `backend.Dockerfile`."""
     docs = analyse_docs('```\npip install -U "jax[cuda13]"\npip install torch==2.1.0+cu121 --index-url '
                         "https://download.pytorch.org/whl/cu121\n```\n")
-    assert [(h.rule, h.line) for h in docs if h.rule != "requirement"] == [
-        ("requirement.cuda_local_version", 2), ("ci.cuda_wheels", 3)]
+    assert [(h.rule, h.line) for h in docs if h.rule != "requirement"] == [("ci.cuda_wheels", 2), ("ci.cuda_wheels", 3)]
     assert classify(Path("mmfreelm_DockerFile")) == classify(Path("backend.Dockerfile")) == "dockerfile"
 
 
