@@ -96,6 +96,7 @@ def _count_names(names: Iterable[str]) -> str:
 
 HOST_FIELDS = ("os_name", "kernel", "machine", "cpu_model", "libc", "python", "container")
 STACK_FIELDS = ("rocm_version", "amdgpu_driver_version", "nvidia_driver_version", "nvidia_kernel_module",
+                "nvidia_userspace_version",
                 "cuda_driver_version", "cuda_toolkit_version", "amd_smi_version")
 FRAMEWORK_FIELDS = ("version", "variant", "backend_version", "device_count")
 

@@ -86,6 +86,9 @@ class Stack:
     """As the driver prints it (``570.124.04``: not PEP 440, leading zeros matter to people)."""
     nvidia_kernel_module: Fact[str] = field(default_factory=unknown)
     """``open`` or ``proprietary``."""
+    nvidia_userspace_version: Fact[str] = field(default_factory=unknown)
+    """The driver's user-space side (NVML, libcuda, nvidia-smi) where it shows on its own, e.g. an installed
+    package's version: it must be the kernel module's, else nothing can use the GPU."""
     cuda_driver_version: Fact[str] = field(default_factory=unknown)
     """The newest CUDA the driver supports (not the toolkit)."""
     cuda_toolkit_version: Fact[Version] = field(default_factory=unknown)

@@ -130,6 +130,7 @@ def render_env(fingerprint: Fingerprint) -> RenderableType:
     stack_facts: tuple[tuple[str, Fact[Any]], ...] = (("ROCm", s.rocm_version), ("ROCm path", s.rocm_path),
                         ("amdgpu driver", s.amdgpu_driver_version), ("amd-smi", s.amd_smi_version),
                         ("NVIDIA driver", s.nvidia_driver_version), ("NVIDIA kernel module", s.nvidia_kernel_module),
+                        ("NVIDIA user-space driver", s.nvidia_userspace_version),
                         ("CUDA toolkit", s.cuda_toolkit_version))
     for title, fact in stack_facts:
         if fact.detail != "not probed":

@@ -127,3 +127,56 @@ def test_a_torch_version_without_its_build_tag_takes_the_one_its_cuda_implies(da
                                                                      data)}
     unknown = {f.code for f in judge(read_paste(lightning.format(cuda="None"), "x"), data)}
     assert unknown & {"unknown.torch_arch_list", "unknown.torch_build"}  # which build it is stays a question
+
+
+MODULE_520 = ("$ cat /proc/driver/nvidia/version\n"
+              "NVRM version: NVIDIA UNIX x86_64 Kernel Module  520.56.06  Thu Oct  6 21:38:55 UTC 2022\n"
+              "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n")
+
+
+@pytest.mark.parametrize("userspace, seen", [
+    ("$ dpkg -l nvidia-smi\nii  nvidia-smi     525.85.12-1  amd64        NVIDIA System Management Interface\n",
+     "525.85.12"),
+    ("$ apt list --installed | grep nvidia\nnvidia-utils-535/jammy-updates,now 535.183.01-0ubuntu0.22.04.1 amd64 "
+     "[installed,automatic]\n", "535.183.01"),
+    ("ii  libnvidia-compute-520:amd64   520.56.06-0ubuntu1   amd64   NVIDIA libcompute package\n", None),
+    ("ii  nvidia-utils-520   520.56-0ubuntu1   amd64   NVIDIA driver support binaries\n", None),
+])
+def test_a_kernel_module_of_another_release_than_the_user_space_driver_is_a_blocker(
+        data: Dataset, userspace: str, seen: str | None) -> None:
+    """illinois-cs-coursework#70 (the set 15 paste): /proc says module 520.56.06, dpkg says nvidia-smi 525.85.12:
+    NVML refuses it ("Driver/library version mismatch"). The same release, said shorter (520.56), is no mismatch."""
+    from gpuready.probe.paste import read_paste
+
+    fingerprint = read_paste(MODULE_520 + userspace, "x")
+    assert fingerprint.stack.nvidia_driver_version.value == "520.56.06"
+    found = {f.code: f for f in judge(fingerprint, data)}
+    if seen is None:
+        assert "nvidia.module_unlike_userspace" not in found
+        return
+    assert fingerprint.stack.nvidia_userspace_version.value == seen
+    blocker = found["nvidia.module_unlike_userspace"]
+    assert blocker.severity is Severity.BLOCKER and blocker.evidence["user space"] == seen
+    assert "reboot" in blocker.remedy and blocker.source_url
+
+
+def test_the_user_space_version_is_not_held_against_the_driver_under_wsl(data: Dataset) -> None:
+    """Under WSL the Linux side is a stub of the Windows driver with a version of its own."""
+    from gpuready.probe.paste import read_paste
+
+    paste = ("Linux box 5.15.153.1-microsoft-standard-WSL2 #1 SMP\nDriver Version: 560.94\n"
+             "ii  nvidia-smi     555.42.06-1  amd64        NVIDIA System Management Interface\n")
+    fingerprint = read_paste(paste, "x")
+    assert fingerprint.stack.nvidia_userspace_version.value == "555.42.06"
+    assert "nvidia.module_unlike_userspace" not in {f.code for f in judge(fingerprint, data)}
+
+
+def test_xla_names_the_module_and_the_user_space_versions(data: Dataset) -> None:
+    from gpuready.probe.paste import read_paste
+
+    line = ("E external/xla/xla/stream_executor/cuda/cuda_diagnostics.cc:257] kernel version 535.129.3 does not "
+            "match DSO version 545.23.8 -- cannot find working devices in this configuration\n")
+    fingerprint = read_paste(line, "x")
+    assert (fingerprint.stack.nvidia_driver_version.value, fingerprint.stack.nvidia_userspace_version.value) == (
+        "535.129.3", "545.23.8")
+    assert "nvidia.module_unlike_userspace" in {f.code for f in judge(fingerprint, data)}

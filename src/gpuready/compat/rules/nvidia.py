@@ -94,4 +94,27 @@ def open_module_on_old_gpu(context: Context) -> Iterator[Finding]:
                           source_url=OPEN_MODULES_URL)
 
 
-RULES = (driver_too_old, toolkit_unlike_torch, open_module_on_old_gpu)
+def module_unlike_userspace(context: Context) -> Iterator[Finding]:
+    """The loaded kernel module is another release than the driver's user-space side (NVML, libcuda, nvidia-smi), as
+    installed packages or NVML's own version show it: nothing that uses the GPU starts until they match. Not judged
+    under WSL, where the Linux side is a stub of the Windows driver and carries its own version."""
+    stack = context.fingerprint.stack
+    module, userspace = stack.nvidia_driver_version.value, stack.nvidia_userspace_version.value
+    if not module or not userspace or "microsoft" in (context.fingerprint.host.kernel.value or "").lower():
+        return
+    module_key, userspace_key = driver_version_key(module), driver_version_key(userspace)
+    shown = min(len(module_key), len(userspace_key))
+    if module_key[:shown] == userspace_key[:shown]:  # 525.85 is 525.85.12 said shorter
+        return
+    meaning = next((e for e in context.data.errors.errors if e.code == "nvidia_driver_library_mismatch"), None)
+    yield finding("nvidia.module_unlike_userspace", Severity.BLOCKER,
+                  f"The NVIDIA kernel module is {module} but the driver's user-space side is {userspace}: NVML and "
+                  "libcuda refuse a module of another release (\"Driver/library version mismatch\"), so nvidia-smi "
+                  "and every CUDA program fail until they match.",
+                  evidence={"kernel module": module, "user space": userspace,
+                            "user space from": stack.nvidia_userspace_version.source},
+                  remedy=meaning.remedy if meaning else "reboot, or install one driver release for both",
+                  source_url=meaning.source if meaning else "")
+
+
+RULES = (driver_too_old, toolkit_unlike_torch, open_module_on_old_gpu, module_unlike_userspace)

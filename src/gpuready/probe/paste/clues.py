@@ -583,8 +583,15 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"\bDriver Version:\s*(\d{3}\.\d+(?:\.\d+)?)\b", _one("stack.nvidia_driver"), "driver version:"),
     (r"\bCUDA Version:\s*(\d+\.\d+)\b", _one("stack.cuda"), "cuda version:"),
     # XLA's diagnosis: "kernel version 535.129.3 does not match DSO version 545.23.8" (the loaded kernel module's)
-    (r"\bkernel version (\d{3}\.\d+(?:\.\d+)?) does not match DSO version", _one("stack.nvidia_driver"),
-     "dso version"),
+    (r"\bkernel version (\d{3}\.\d+(?:\.\d+)?) does not match DSO version (\d{3}\.\d+(?:\.\d+)?)",
+     _many(("stack.nvidia_driver", 1), ("stack.nvidia_userspace", 2)), "dso version"),
+    # the driver's user-space packages, installed ("ii" in dpkg -l, "[installed" in apt list): NVML, nvidia-smi and
+    # libcuda come from them, and they must be the loaded kernel module's release
+    (r"^(?:ii|hi)\s+(?:nvidia-smi|nvidia-utils-\d+|libnvidia-compute-\d+)(?:-server)?(?::\w+)?\s+"
+     r"(\d{3}\.\d+(?:\.\d+)?)[-~]", _one("stack.nvidia_userspace"), ("nvidia-smi", "nvidia-utils-",
+                                                                    "libnvidia-compute-")),
+    (r"^(?:nvidia-utils-\d+|libnvidia-compute-\d+)(?:-server)?/\S+\s+(\d{3}\.\d+(?:\.\d+)?)[-~].*\[installed",
+     _one("stack.nvidia_userspace"), ("nvidia-utils-", "libnvidia-compute-")),
     # PyTorch's warning names the GPU and its target: "NVIDIA GeForce RTX 5080 with CUDA capability sm_120 is not
     # compatible with the current PyTorch installation"
     # (older torch names it without the vendor: "UserWarning: A100-SXM4-40GB with CUDA capability sm_80 ...")

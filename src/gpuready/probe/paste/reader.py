@@ -55,6 +55,8 @@ from gpuready.probe.paste.segment import Section, clean_lines, segment_lines
 
 _COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), kind) for p, kind in (
     (r"collect_env", "collect-env"),
+    # a package manager's command names the packages it lists: "dpkg -l nvidia-smi" lists packages, not GPUs
+    (r"^\s*(?:sudo\s+)?(?:dpkg|apt|apt-get|apt-cache|rpm|dnf|yum|pacman|zypper)\b", "package-list"),
     (r"\brocminfo\b.*\|\s*(grep|egrep|rg|head|tail)", "rocminfo-fragment"),
     (r"\brocminfo\b", "rocminfo"),
     (r"\brocm-smi\b.*--json", "rocm-smi"),
@@ -92,7 +94,7 @@ _COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGN
     (r"^\s*(?:\w+=\S*\s+)*(sudo\s+)?\S*python\d?(\.\d+)?\s*$", "python-session"),
 ))
 STRUCTURED = {"collect-env", "rocminfo", "rocm-smi", "amd-smi-version", "amd-smi-static", "amd-smi-list",
-              "nvidia-smi-csv", "topology", "os-release", "lsb-release", "rocm-version-file"}
+              "nvidia-smi-csv", "topology", "os-release", "lsb-release", "rocm-version-file", "nvidia-proc-version"}
 _VLLM_LINE = re.compile(r"^(\s*[A-Za-z][\w ()/.\-]*?[\w)])\s{2,}:\s?(.*)$")
 
 
@@ -361,6 +363,7 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
     stack = Stack(rocm_version=rocm_fact,
                   amdgpu_driver_version=_fact(_first(found, "stack.amdgpu_driver"), "paste", labels),
                   nvidia_driver_version=_fact(_first(found, "stack.nvidia_driver"), "paste", labels),
+                  nvidia_userspace_version=_fact(_first(found, "stack.nvidia_userspace"), "paste", labels),
                   cuda_driver_version=_fact(cuda, "paste", labels),
                   cuda_toolkit_version=_version_fact(_first(found, "stack.cuda_toolkit"), labels))
     frameworks = tuple(f for f in (_torch(found, labels), _jax(found, labels), _tensorflow(found, labels))
