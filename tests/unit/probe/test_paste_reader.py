@@ -1207,6 +1207,10 @@ def test_what_the_tenth_held_out_set_showed_is_read() -> None:
                    "[2025-03-10 12:00:00.123] Device: cuda:0 AMD Radeon RX 6800 XT : native\n")
     assert comfy["torch"] == "2.15.0a0+rocm10.1.0a20260908" and comfy["gpus"] == ["AMD Radeon RX 6800 XT"]
     assert _facts("[x] a checked box\n[INFO] AMD arch: gfx1030\n")["archs"] == ["gfx1030"]
+    # ComfyUI's System Information report quotes its log with ISO time stamps (ComfyUI#7798, the fourth set)
+    stamped = _facts("2025-04-25T15:51:00.752795 - pytorch version: 2.7.0+rocm6.2.4\n"
+                     "2025-04-25T15:51:00.752933 - AMD arch: gfx1103\n")
+    assert (stamped["torch"], stamped["archs"]) == ("2.7.0+rocm6.2.4", ["gfx1103"])
     form = _facts("**Hardware:**\n- GPU: AMD Radeon RX 7900 XTX (24GB, gfx1100)\n- CPU: Ryzen 9800X3D\n\n"
                   "**Software:**\n- OS: Tested on Ubuntu 24.04.3 and 24.04.4\n")
     assert form["gpus"] == ["AMD Radeon RX 7900 XTX"] and form["archs"] == ["gfx1100"]

@@ -90,7 +90,8 @@ def clean_lines(text: str) -> list[str]:
     marked = joined.where_any(_MAYBE_CLEANED)
     marked.update(index + 1 for index in joined.where_word("\n>") if index + 1 < len(lines))  # found on the line before
     marked.update(index + 1 for index in joined.where_word("\n[") if index + 1 < len(lines))
-    if text.startswith((">", "[")):
+    marked.update(index + 1 for index in joined.where_word("\n20") if index + 1 < len(lines))  # a dated log line
+    if text.startswith((">", "[", "20")):
         marked.add(0)
     for index in sorted(marked):  # the other lines need only their trailing spaces taken off
         lines[index] = _clean_line(lines[index])
@@ -111,10 +112,15 @@ _TIMED_LEVEL = re.compile(r"\d\d:\d\d:\d\d[-.,:]\d+\s+(?:INFO|WARNING|ERROR|DEBU
 ...``."""
 
 
+_ISO_TIMED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)? - (?=\S)")
+"""An ISO time stamp and a dash before the message, as ComfyUI's System Information report quotes its log:
+``2025-04-25T15:51:00.752933 - AMD arch: gfx1103``."""
+
+
 def _clean_line(line: str) -> str:
     if line.startswith("[") and (prefix := _LOG_PREFIX.match(line)):
         line = line[prefix.end():]
-    elif line[:1].isdigit() and (prefix := _TIMED_LEVEL.match(line)):
+    elif line[:1].isdigit() and (prefix := _TIMED_LEVEL.match(line) or _ISO_TIMED.match(line)):
         line = line[prefix.end():]
     if "&" in line:
         line = html.unescape(line)
