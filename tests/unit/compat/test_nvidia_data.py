@@ -125,7 +125,8 @@ def test_a_torch_version_without_its_build_tag_takes_the_one_its_cuda_implies(da
                  "\t- version:           {cuda}\n* Lightning:\n\t- torch:             2.2.2\n")
     assert "unknown.torch_arch_list" not in {f.code for f in judge(read_paste(lightning.format(cuda="12.1"), "x"),
                                                                      data)}
-    unknown = {f.code for f in judge(read_paste(lightning.format(cuda="None"), "x"), data)}
+    unknown = {f.code for f in judge(read_paste(lightning.format(cuda="None").replace(  # a GPU not every build has
+        "RTX 3080 Laptop GPU", "GTX 680"), "x"), data)}
     assert unknown & {"unknown.torch_arch_list", "unknown.torch_build"}  # which build it is stays a question
 
 
@@ -180,3 +181,22 @@ def test_xla_names_the_module_and_the_user_space_versions(data: Dataset) -> None
     assert (fingerprint.stack.nvidia_driver_version.value, fingerprint.stack.nvidia_userspace_version.value) == (
         "535.129.3", "545.23.8")
     assert "nvidia.module_unlike_userspace" in {f.code for f in judge(fingerprint, data)}
+
+
+@pytest.mark.parametrize("torch_line, gpu, covered", [
+    ("- PyTorch version (GPU?): 2.2.1 (True)", "NVIDIA GeForce RTX 4070", True),  # accelerate#2564, the 14th set
+    ("- PyTorch version (GPU?): 2.2.1 (True)", "NVIDIA GeForce GTX 680", False),  # sm_30: no build of 2.2.1 has it
+    ("- PyTorch version (GPU?): 2.6.0a0+git8d4926e (True)", "NVIDIA GeForce RTX 4070", False),  # a source build
+])
+def test_a_torch_without_its_build_tag_is_judged_by_every_build_of_its_release(
+        data: Dataset, torch_line: str, gpu: str, covered: bool) -> None:
+    """torch sees an NVIDIA GPU, so it is a CUDA build: where every CUDA build of the release has kernels for the GPU,
+    which one is installed does not matter (an info); otherwise it stays a warning."""
+    from gpuready.probe.paste import read_paste
+
+    found = {f.code: f for f in judge(read_paste(f"{torch_line}\n- GPU type: {gpu}\n", "x"), data)}
+    assert ("torch.arch_in_every_build" in found) is covered
+    assert ("unknown.torch_build" in found) is not covered
+    if covered:
+        assert found["torch.arch_in_every_build"].severity is Severity.INFO
+        assert found["torch.arch_in_every_build"].evidence["builds"] == "cu121, cu118"

@@ -156,6 +156,12 @@ def arch_not_in_wheel(context: Context) -> Iterator[Finding]:
     if torch is not None and variant is BuildVariant.UNKNOWN and torch.accelerator_available.value is True and (
             context.accelerators):
         first = context.accelerators[0]
+        if (builds := _every_build_covers(context, first)) is not None:
+            yield finding("torch.arch_in_every_build", Severity.INFO,
+                          f"Which torch {torch.version.value} build is installed does not show, but torch sees "
+                          f"{first.label}, so it is a {builds[0]} build, and every {builds[0]} build of that release "
+                          f"has kernels for {first.arch}.", evidence={"GPU": first.label, "builds": builds[1]})
+            return
         yield finding("unknown.torch_build", Severity.WARN,
                       f"torch sees {first.label}, but which torch build it is does not show, so whether it has "
                       "kernels for this GPU was not checked (a GPU the build has no kernels for is still listed as "
@@ -218,6 +224,23 @@ def arch_not_in_wheel(context: Context) -> Iterator[Finding]:
                       evidence={"GPU arch": accelerator.arch, "compiled archs": arch_list.value,
                                 "arch list from": arch_list.source},
                       remedy=remedy, source_url=release.source if release else "")
+
+
+def _every_build_covers(context: Context, accelerator: Accelerator) -> tuple[str, list[str]] | None:
+    """For a torch release without its build tag (``pip list`` prints ``2.2.1``) that sees ``accelerator``: the
+    backend its build must be (the GPU's vendor's) and that backend's builds of the release in the data, when every
+    one of them has kernels for the GPU; None otherwise (a pre-release or source build, a release or an arch list the
+    data lacks, or a build without them)."""
+    version = parse_version(str(context.torch.version.value or "")) if context.torch else None
+    backend = {Vendor.NVIDIA: Backend.CUDA, Vendor.AMD: Backend.ROCM}.get(accelerator.vendor)
+    if version is None or version.local or version.is_prerelease or version.is_postrelease or backend is None or (
+            not accelerator.arch):
+        return None
+    release = next((r for r in context.data.torch.releases if r.version == version), None)
+    builds = [v for v in release.variants if v.backend is backend] if release else []
+    if builds and all(v.arch_list and arch_in_list(accelerator.arch, v.arch_list) for v in builds):
+        return backend.value.upper() if backend is Backend.CUDA else "ROCm", [v.name for v in builds]
+    return None
 
 
 def framework_newer_than_data(context: Context) -> Iterator[Finding]:
