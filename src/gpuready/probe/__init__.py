@@ -95,6 +95,7 @@ def collect_fingerprint(
         amdgpu_driver_version=amd.amdgpu_driver_version,
         nvidia_driver_version=nvidia_driver,
         nvidia_kernel_module=nvidia.kernel_module,
+        nvidia_userspace_version=nvidia.userspace_version,
         cuda_driver_version=cuda_driver,
         cuda_toolkit_version=nvidia.cuda_toolkit_version,
         amd_smi_version=amd.amd_smi_version,

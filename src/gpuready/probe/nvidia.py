@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from packaging.version import InvalidVersion, Version
@@ -15,6 +16,9 @@ from gpuready.probe.parse.topology import parse_nvidia_topo
 from gpuready.probe.system import System
 
 PROC_VERSION = "/proc/driver/nvidia/version"
+NVML_LIBRARIES = ("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.*", "/usr/lib/aarch64-linux-gnu/libnvidia-ml.so.*",
+                  "/usr/lib64/libnvidia-ml.so.*", "/usr/lib/libnvidia-ml.so.*")
+"""Where distributions install the driver's NVML library, named with its release (``libnvidia-ml.so.525.85.12``)."""
 CUDA_VERSION_JSON = "/usr/local/cuda/version.json"
 
 
@@ -31,6 +35,7 @@ class NvidiaFacts:
     driver_version: Fact[str] = field(default_factory=lambda: Fact[str].absent("", "not probed"))
     kernel_module: Fact[str] = field(default_factory=lambda: Fact[str].absent("", "not probed"))
     cuda_toolkit_version: Fact[Version] = field(default_factory=lambda: Fact[Version].absent("", "not probed"))
+    userspace_version: Fact[str] = field(default_factory=lambda: Fact[str].absent("", "not probed"))
     notes: list[ProbeNote] = field(default_factory=list)
     topology: Topology | None = None
 
@@ -42,6 +47,17 @@ def parse_cuda_version_json(text: str) -> Version:
         return Version(str(data["cuda"]["version"]))
     except (json.JSONDecodeError, KeyError, TypeError, InvalidVersion) as error:
         raise ParseError(f"no cuda.version: {error}") from error
+
+
+def userspace_version(system: System) -> Fact[str]:
+    """The release of the driver's user-space side, from the name of its NVML library file: one release, or absent
+    where none is installed where distributions put it, or several are (which one loads is then not known)."""
+    found = sorted({match.group(1) for pattern in NVML_LIBRARIES for path in system.glob(pattern)
+                    if (match := re.search(r"libnvidia-ml\.so\.(\d{3}\.\d+(?:\.\d+)?)$", path))})
+    if len(found) == 1:
+        return Fact.of(found[0], "libnvidia-ml.so file name")
+    return Fact.absent("libnvidia-ml.so", f"several releases installed: {', '.join(found)}" if found else
+                       "no versioned libnvidia-ml.so where distributions install it")
 
 
 def collect_nvidia(system: System) -> NvidiaFacts:
@@ -103,5 +119,6 @@ def collect_nvidia(system: System) -> NvidiaFacts:
                 notes.append(ProbeNote("nvidia-smi topo", Fact.error("nvidia-smi topo -m", error.reason)))
         else:
             notes.append(ProbeNote("nvidia-smi topo", Fact.error("nvidia-smi topo -m", topo.failure())))
+    userspace = userspace_version(system) if proc is not None else Fact[str].absent("", "no NVIDIA kernel module")
     return NvidiaFacts(gpus=gpus, driver_version=driver, kernel_module=module, cuda_toolkit_version=toolkit,
-                       notes=notes, topology=topology)
+                       userspace_version=userspace, notes=notes, topology=topology)

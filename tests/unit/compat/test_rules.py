@@ -374,3 +374,20 @@ def test_unknown_arch_list_says_how_to_find_it_and_flags_therock_family_wheels(d
     unknown = judged(fp, data)[1]["unknown.torch_arch_list"]
     assert "get_arch_list()" in unknown.remedy and "per GPU family" in unknown.remedy
     assert unknown.source_url.startswith("https://rocm.docs.amd.com/")
+
+
+def test_the_user_space_driver_is_read_from_nvml_library_file_names(data: Dataset) -> None:
+    """On the machine: the NVML library's file name carries the user-space release; a loaded module of another
+    release is a blocker (illinois-cs-coursework#70 shows it in a paste). Two releases side by side: not judged."""
+    proc = {"/proc/driver/nvidia/version": fixture("nvidia-proc-version/open-module-565-ubuntu-24.04.txt")}
+    module = machine(nodes={}, files=proc).stack.nvidia_driver_version.value
+    assert module and module.startswith("565.")
+    library = "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so."
+    same = machine(nodes={}, files={**proc, library + module: "", library + "1": ""})
+    assert same.stack.nvidia_userspace_version.value == module
+    assert "nvidia.module_unlike_userspace" not in judged(same, data)[1]
+    newer = machine(nodes={}, files={**proc, library + "570.133.07": ""})
+    assert judged(newer, data)[1]["nvidia.module_unlike_userspace"].severity is Severity.BLOCKER
+    both = machine(nodes={}, files={**proc, library + "570.133.07": "", library + module: ""})
+    assert not both.stack.nvidia_userspace_version.ok
+    assert "several releases" in both.stack.nvidia_userspace_version.detail
