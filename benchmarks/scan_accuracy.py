@@ -43,9 +43,10 @@ def main(argv: list[str]) -> int:
             for key, found in result.found.items():
                 if not found:
                     print(f"      missed   {key}")
+            in_labelled = {key for key, _ in result.on_labelled_files}
             for key, right in result.reported:
-                if not right:
-                    print(f"      extra    {key}")
+                if not right:  # "extra!" counts against the precision in the files the labels name
+                    print(f"      extra{'!' if key in in_labelled else ' '}   {key}")
     if missing:
         print(f"no snapshot (skipped): {', '.join(missing)}")
     if not scored:

@@ -376,6 +376,7 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
                for relative, kind, digest in entries if kind in ("python", "setup_py")}
     extensions = {h[2]: relative for relative, kind, digest in entries if kind == "setup_py"
                   for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", []) if h[0] == "extension_name"}
+    own |= {name.split(".")[0] for name in extensions}  # the extensions the project builds are its own modules too
     root_build = {relative: [rule for rule, *_ in (fresh.get(digest) or known.get(digest) or {}).get("hits", [])]
                   for relative, _, digest in entries if relative in ("setup.py", "pyproject.toml", "setup.cfg")}
     settings_only = "pyproject.toml" in root_build and "declares_project" not in root_build["pyproject.toml"] and not (

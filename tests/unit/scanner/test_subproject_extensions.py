@@ -44,3 +44,26 @@ def test_a_kernel_subproject_is_core_when_its_extension_is_imported(tmp_path: Pa
     run = api.scan(ScanConfig(_tree(tmp_path, importer), cache=False, jobs=1))
     assert run.outcome.verdict.value == verdict, run.outcome.summary
     assert any(f.location.startswith("csrc/fastops/kernel.cu") for f in run.findings)
+
+
+def test_the_extension_a_project_builds_is_its_own_module_not_a_dependency(tmp_path: Path) -> None:
+    """Dao-AILab/causal-conv1d builds `causal_conv1d_cuda` and imports it: that is the project itself, not the
+    causal-conv1d package the knowledge base knows (whose import names include the same extension)."""
+    (tmp_path / "causal_conv1d").mkdir()
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+        "setup(name='causal_conv1d', packages=['causal_conv1d'],\n"
+        "      ext_modules=[CUDAExtension(name='causal_conv1d_cuda', sources=['csrc/conv.cu'])],\n"
+        "      cmdclass={'build_ext': BuildExtension})\n")
+    (tmp_path / "causal_conv1d" / "__init__.py").write_text("")
+    (tmp_path / "causal_conv1d" / "cpp_functions.py").write_text("import torch\n\nimport causal_conv1d_cuda\n")
+    (tmp_path / "csrc").mkdir()
+    (tmp_path / "csrc" / "conv.cu").write_text("__global__ void k(float* x) { x[0] = 1; }\n")
+    elsewhere = tmp_path / "user"
+    (elsewhere / "app").mkdir(parents=True)
+    (elsewhere / "app" / "__init__.py").write_text("")
+    (elsewhere / "app" / "model.py").write_text("import causal_conv1d_cuda\n")
+    own = api.scan(ScanConfig(tmp_path / "causal_conv1d" / "..", cache=False, jobs=1))
+    assert not [f for f in own.findings if f.code == "scan.package.causal-conv1d"]
+    used = api.scan(ScanConfig(elsewhere, cache=False, jobs=1))
+    assert [f.location for f in used.findings if f.code == "scan.package.causal-conv1d"] == ["app/model.py:1"]
