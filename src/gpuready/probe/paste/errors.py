@@ -12,7 +12,7 @@ from importlib import resources
 
 from gpuready.files import loads_yaml
 from gpuready.model import ErrorSeen
-from gpuready.probe.paste.prefilter import LINE_CUT, Caseless, JoinedLines, cut_lines, required_word
+from gpuready.probe.paste.prefilter import Caseless, JoinedLines, cut_lines, long_lines, required_word
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ class ErrorIndex:
         (a longer line is searched whole here)."""
         if joined is None:
             joined = JoinedLines.of(cut_lines(lines))
-        long = [i for i, line in enumerate(lines) if len(line) > LINE_CUT]
+        long = long_lines(lines)
         hinted = sorted(joined.where_any(_HINT) | {i for i in long if any(w in lines[i].lower() for w in _HINT)})
         by_word: dict[str, list[int]] = {}
         for position, (word, _, _) in enumerate(_flat()):

@@ -32,6 +32,13 @@ LINE_CUT = 2000
 value: a word past it is never looked for)."""
 
 
+def long_lines(lines: Sequence[str]) -> list[int]:
+    """The index of each line longer than ``LINE_CUT`` (most pastes have none: one pass in C says so)."""
+    if not lines or max(map(len, lines)) <= LINE_CUT:
+        return []
+    return [index for index, length in enumerate(map(len, lines)) if length > LINE_CUT]
+
+
 def cut_lines(lines: Sequence[str]) -> list[str]:
     """Each line's first ``LINE_CUT`` characters."""
     return [line[:LINE_CUT] if len(line) > LINE_CUT else line for line in lines]

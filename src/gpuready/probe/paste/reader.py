@@ -49,7 +49,7 @@ from gpuready.probe.paste.errors import ErrorIndex, errors_in
 from gpuready.probe.paste.kinds import ReportKind, detect_kind, fingerprint_of_kind
 from gpuready.probe.paste.lightning import lightning_details
 from gpuready.probe.paste.listing import listed
-from gpuready.probe.paste.prefilter import LINE_CUT, required_word
+from gpuready.probe.paste.prefilter import LINE_CUT, JoinedLines, required_word
 from gpuready.probe.paste.repl import printed
 from gpuready.probe.paste.segment import Section, clean_lines, segment_lines
 
@@ -729,7 +729,7 @@ def read_paste(text: str, origin: str) -> Fingerprint:
     if not partials and not found_clues and not errors and not any(n.kind != "unrecognised" for n in notes):
         raise InputError("nothing in it was recognised: expected tool output (collect_env, rocminfo, amd-smi, "
                          "rocm-smi, nvidia-smi, pip list ...) or an error message")
-    errors = _with_later_success(errors, found_clues, all_lines)
+    errors = _with_later_success(errors, found_clues, all_lines, joined)
     from_clues = fingerprint_of_clues(found_clues, labels, origin)
     merged = merge([*partials, from_clues], origin)
     return dataclasses.replace(merged, errors=tuple(_distinct_errors(errors)), sections=tuple(notes),
@@ -754,15 +754,22 @@ _UPGRADE_SAID = re.compile(r"\b(?:upgrad|bump|updat|downgrad|reinstall|switch)\w
 """A person saying they moved a package to another release ("bumping up jax and jaxlib to 0.4.28"): a change."""
 
 
-def _with_later_success(errors: list[ErrorSeen], found: Sequence[Clue], lines: Sequence[str] = ()) -> list[ErrorSeen]:
+_UPGRADE_WORDS = ("pgrad", "ump", "pdat", "witch", "einstall")
+"""What a line saying an upgrade holds (lower case): only those lines are tried with ``_UPGRADE_SAID``."""
+
+
+def _with_later_success(errors: list[ErrorSeen], found: Sequence[Clue], lines: Sequence[str] = (),
+                        joined: JoinedLines | None = None) -> list[ErrorSeen]:
     """Each error that a later part of the paste shows fixed: a change (an environment variable set, or an upgrade
     said in a sentence of ``lines``) after the error, then the GPU working. An error with no change between it and
-    the success stays as it is."""
+    the success stays as it is. ``joined`` (the lines lower-cased, :func:`joined_for_gates`) finds the lines worth
+    reading for an upgrade."""
     successes = sorted((c.line, text) for c in found if (text := _working(c)) is not None)
     changes = [(c.line, f"{c.field.removeprefix('env.')}={c.value}") for c in found if c.field.startswith("env.")]
-    changes += [(number, f"an upgrade ({said.group(0)[:60]})") for number, line in enumerate(lines, 1)
-                if len(line) <= LINE_CUT and ("pgrad" in line or "ump" in line or "pdat" in line or "witch" in line
-                                              or "einstall" in line) and (said := _UPGRADE_SAID.search(line))]
+    worded = sorted(joined.where_any(_UPGRADE_WORDS)) if joined is not None else [
+        index for index, line in enumerate(lines) if any(word in line.lower() for word in _UPGRADE_WORDS)]
+    changes += [(index + 1, f"an upgrade ({said.group(0)[:60]})") for index in worded
+                if len(text_of := lines[index]) <= LINE_CUT and (said := _UPGRADE_SAID.search(text_of))]
     changes.sort(key=lambda change: change[0])  # stable: of two changes on one line, the one found first
     success_lines, change_lines = [line for line, _ in successes], [line for line, _ in changes]
     marked = []

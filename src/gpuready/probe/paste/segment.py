@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from itertools import accumulate
 
-from gpuready.probe.paste.prefilter import LINE_CUT, JoinedLines, lines_with_any
+from gpuready.probe.paste.prefilter import JoinedLines, lines_with_any, long_lines
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-_]")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
@@ -195,8 +195,7 @@ def segment_lines(lines: list[str], joined: JoinedLines | None = None) -> list[S
     if joined is None:
         special = lines_with_any(_MAYBE_SPECIAL, lines, lowered=False)
     else:  # a mark found in lower case is a line to test; a longer line is tested whatever it holds
-        special = joined.where_any(_MAYBE_SPECIAL_LOWER) | {
-            i for i, line in enumerate(lines) if len(line) > LINE_CUT}
+        special = joined.where_any(_MAYBE_SPECIAL_LOWER) | set(long_lines(lines))
     for number, line in enumerate(lines, 1):
         marked = number - 1 in special
         if marked and _FENCE.match(line):
