@@ -124,11 +124,13 @@ def branches(lines: Sequence[str]) -> list[str]:
 _WARP_SYNC = re.compile(r"__shfl|\b(?:WARP_)?SHFL(?:_SYNC)?\s*\(|__ballot|__syncwarp|__activemask|__any_sync|"
                         r"__all_sync|__reduce_\w+_sync|"
                         r"__match_\w+_sync|WarpReduce|WarpScan|cub::Warp|tiled_partition|\bwmma::|mma\.sync|"
-                        r"\bldmatrix\b|\bmma_sync\s*\(")
-"""Warp-synchronous code: shuffles, votes, warp primitives, and tensor-core fragments (a warp of 32 lanes holds one
-``wmma`` / ``mma.sync`` tile between them). A project's own shuffle macro counts where it reads a lane by number
-(``SHFL_SYNC(mask, v, i)``: lanes 32-63 of a wavefront read lanes 0-31); its relative ones (``SHFL_UP_SYNC``) are
-left to the intrinsics they wrap."""
+                        r"\bldmatrix\b|\bmma_sync\s*\(|"
+                        r"\b[wW]arp_?(?:[aA]ll_?)?(?:[rR]educe|[sS]can)\w*\s*[(<]")
+"""Warp-synchronous code: shuffles, votes, warp primitives, tensor-core fragments (a warp of 32 lanes holds one
+``wmma`` / ``mma.sync`` tile between them), and calls of a project's own warp reductions and scans
+(``warp_reduce_sum(v)``, ``warpReduceMax(v)``), whose lane 0 holds the result. A project's own shuffle macro counts
+where it reads a lane by number (``SHFL_SYNC(mask, v, i)``: lanes 32-63 of a wavefront read lanes 0-31); its relative
+ones (``SHFL_UP_SYNC``) are left to the intrinsics they wrap."""
 _BOUNDED_SHUFFLE = re.compile(r"__shfl\w*\s*\((?:[^()]|\([^()]*\))*,\s*(?:32|16|8|4|2)\s*\)")
 """A shuffle given its width (32 or less) as the last argument: it works within groups of that many lanes on a
 64-lane wavefront too, so 32-lane index arithmetic beside it is a consistent logical grouping."""
@@ -147,7 +149,8 @@ def _warp_synchronous(lines: Sequence[str], states: Sequence[str], has_rocm_bran
 
 _WARP_CONSTANT = re.compile(r"#\s*define\s+\w*(?:WARP_?SIZE|WarpSize|warp_size|THREADS_PER_WARP)\w*\s+"
                             r"\(?32[uU]?\)?\s*$|"
-                            r"\b(?:WARP_SIZE|WARPSIZE|kWarpSize|WarpSize|warp_size|THREADS_PER_WARP|kThreadsPerWarp)\s*=\s*"
+                            r"\b(?:WARP_SIZE|WARPSIZE|kWarpSize|WarpSize|warpSize|warp_size|THREADS_PER_WARP|kThreadsPerWarp)"
+                            r"\s*=\s*"
                             r"32\b")
 """A warp width of 32 set as a named constant: it exists to size and index by warps, wherever they are used."""
 _SHFL_REMAP = re.compile(r"^\s*#\s*define\s+__shfl\w*_sync\b")

@@ -149,6 +149,14 @@ def test_a_named_warp_width_of_32_counts_without_shuffles_and_tensor_core_tiles_
     lane = "__global__ void k() { int lane = threadIdx.x % 32; }\n"
     assert _rule_lines("#include <cuda_runtime.h>\n" + lane, kb) == []
     assert ("kernel.warp_size_32", 2) in _rule_lines("#include <mma.h>\n" + lane + "wmma::fragment<a> f;\n", kb)
+    # curobo: the warp width redefined as `warpSize` (the CUDA built-in's own name), and lane 0 of each warp taking
+    # the result of the project's own warp reduction (kinematics_backward_kernel.cuh)
+    assert ("kernel.warp_size_32", 2) in _rule_lines("#include <cuda_runtime.h>\nconstexpr int warpSize = 32;\n", kb)
+    reduced = ("#include <cuda_runtime.h>\n__global__ void k(float* out, float v) {\n"
+               "  v = curobo::common::warp_reduce_sum(v, 32);\n  if (threadIdx.x % 32 == 0) out[0] = v;\n}\n")
+    assert ("kernel.warp_size_32", 4) in _rule_lines(reduced, kb)
+    assert ("kernel.warp_size_32", 4) in _rule_lines(reduced.replace("warp_reduce_sum", "warpReduceMax"), kb)
+    assert _rule_lines(reduced.replace("warp_reduce_sum", "block_reduce_sum"), kb) == []
 
 
 def test_an_error_only_else_is_no_other_implementation_and_more_ptx_instructions(kb: KnowledgeBase) -> None:
