@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from typing import Any
 
 from gpuready.scanner.build_files import APEX_CONFIGS, BNB_CONFIGS, CUDA_WHEELS, nvcc_flag
@@ -102,6 +103,8 @@ class _Visitor(ast.NodeVisitor):
         self.capability_names: set[str] = set()
         self.cpp_extension_names = {"CUDAExtension"}
         self.load_names: set[str] = set()
+        self.cuda_home_names: set[str] = set()
+        """Names ``from torch.utils.cpp_extension import CUDA_HOME`` bound: their uses decide on CUDA_HOME too."""
         self.mentions_rocm = bool(_MENTIONS_ROCM.search(text))
         self.cuda_only_functions: frozenset[str] = frozenset()
         self.asks_whether = False
@@ -328,6 +331,7 @@ class _Visitor(ast.NodeVisitor):
                         self.cpp_extension_names.add(alias.asname or alias.name)
                     if alias.name == "CUDA_HOME" and not self.mentions_rocm:
                         self.hit("python.cuda_home", node, "from torch.utils.cpp_extension import CUDA_HOME")
+                        self.cuda_home_names.add(alias.asname or alias.name)
             if node.module.startswith("torch.cuda.nvtx") or node.module == "torch.cuda" and any(
                     a.name == "nvtx" for a in node.names):
                 self.hit("python.nvtx", node, f"from {node.module} import ...")
@@ -373,11 +377,21 @@ class _Visitor(ast.NodeVisitor):
         self.visit_Set(node)
 
     def visit_FormattedValue(self, node: ast.FormattedValue) -> None:
-        """``f"cuda {torch.version.cuda}"``: shown, None on ROCm, and nothing breaks."""
+        """``f"cuda {torch.version.cuda}"``: shown, None on ROCm, and nothing breaks; ``f"{CUDA_HOME}/include"``: a
+        path that is not there on ROCm."""
+        self._cuda_home_used(node, (node.value,))
         if not dotted(node.value).endswith("version.cuda"):
             self.generic_visit(node)
 
+    def _cuda_home_used(self, node: ast.AST, parts: Sequence[ast.expr]) -> None:
+        """A use of the imported CUDA_HOME (``CUDA_HOME is not None``, ``os.path.join(CUDA_HOME, ...)``, an
+        f-string): where the build decides on it, reported as another line of the same finding."""
+        if self.cuda_home_names and any(isinstance(part, ast.Name) and part.id in self.cuda_home_names
+                                        for part in parts):
+            self.hit("python.cuda_home", node, ast.unparse(node)[:120])
+
     def visit_Compare(self, node: ast.Compare) -> None:
+        self._cuda_home_used(node, (node.left, *node.comparators))
         for part in (node.left, *node.comparators):
             inner = part.value if isinstance(part, ast.Subscript) else part
             if isinstance(inner, ast.Call) and dotted(inner.func).endswith("get_device_capability") or (
@@ -397,6 +411,7 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
+        self._cuda_home_used(node, node.args)
         function = dotted(node.func)
         last = function.split(".")[-1]
         keywords = {k.arg: k.value for k in node.keywords if k.arg}

@@ -1041,3 +1041,16 @@ def test_what_the_sixteenth_held_out_corpus_showed_is_found() -> None:
              'set (CUDA_NVCC_FLAGS "${CUDA_NVCC_FLAGS} -std=c++11 -Xcompiler -fopenmp --expt-relaxed-constexpr")\n'
              'set (CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} -O3")\n')
     assert [(h.rule, h.line) for h in analyse_cmake(cmake)] == [("build.cmake_cuda", 1), ("build.nvcc_flags", 2)]
+
+
+def test_where_a_build_decides_on_the_imported_cuda_home_is_reported_too() -> None:
+    """Deformable-DETR's models/ops/setup.py (and detectron2's, LivePortrait's copies): CUDA_HOME imported at the top,
+    then `if torch.cuda.is_available() and CUDA_HOME is not None:` picks the CUDA extension; DeepGEMM's
+    f'{CUDA_HOME}/include'. Each use is a line of the finding, not only the import."""
+    setup = ("import os\nimport torch\nfrom torch.utils.cpp_extension import CUDA_HOME\n\n"
+             "def get_extensions():\n    if torch.cuda.is_available() and CUDA_HOME is not None:\n        pass\n"
+             "    include = [f'{CUDA_HOME}/include', os.path.join(CUDA_HOME, 'lib64')]\n    return include\n")
+    lines = [h.line for h in analyse_python(setup) if h.rule == "python.cuda_home"]
+    assert lines == [3, 6, 8, 8]
+    own = setup.replace("from torch.utils.cpp_extension import CUDA_HOME", "CUDA_HOME = os.environ.get('X')")
+    assert [h.line for h in analyse_python(own) if h.rule == "python.cuda_home"] == []  # a name of its own
