@@ -383,6 +383,16 @@ class _Visitor(ast.NodeVisitor):
         if not dotted(node.value).endswith("version.cuda"):
             self.generic_visit(node)
 
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        """``f"sm{major}{minor}"`` from ``torch.cuda.get_device_capability()``: an NVIDIA architecture name made of
+        what an AMD GPU reports as its capability (MI300X: "sm94"), which the code then looks up or dispatches on."""
+        first, after = node.values[:2] if len(node.values) > 1 else (None, None)
+        if isinstance(first, ast.Constant) and str(first.value).lower() in ("sm", "sm_") and isinstance(
+                after, ast.FormattedValue) and isinstance(after.value, ast.Name) and (
+                after.value.id in self.capability_names):  # the whole string is the name (a message is not)
+            self.hit("python.capability_gate", node, ast.unparse(node)[:120])
+        self.generic_visit(node)
+
     def _cuda_home_used(self, node: ast.AST, parts: Sequence[ast.expr]) -> None:
         """A use of the imported CUDA_HOME (``CUDA_HOME is not None``, ``os.path.join(CUDA_HOME, ...)``, an
         f-string): where the build decides on it, reported as another line of the same finding."""

@@ -1054,3 +1054,18 @@ def test_where_a_build_decides_on_the_imported_cuda_home_is_reported_too() -> No
     assert lines == [3, 6, 8, 8]
     own = setup.replace("from torch.utils.cpp_extension import CUDA_HOME", "CUDA_HOME = os.environ.get('X')")
     assert [h.line for h in analyse_python(own) if h.rule == "python.cuda_home"] == []  # a name of its own
+
+
+def test_an_nvidia_architecture_name_made_of_the_device_capability_is_a_capability_gate() -> None:
+    """SageAttention and SpargeAttn: `major, minor = torch.cuda.get_device_capability(i)` then f"sm{major}{minor}",
+    which the kernels are dispatched on (an MI300X makes "sm94"); x-transformers' message that says "SM{major}{minor}"
+    is no such name."""
+    archs = ("import torch\ndef get_cuda_arch_versions():\n    out = []\n"
+             "    for i in range(torch.cuda.device_count()):\n"
+             "        major, minor = torch.cuda.get_device_capability(i)\n"
+             "        out.append(f\"sm{major}{minor}\")\n    return out\n")
+    assert [h.line for h in analyse_python(archs) if h.rule == "python.capability_gate"] == [6]
+    message = archs.replace('f"sm{major}{minor}"', 'f"your GPU has SM{major}{minor}."')
+    assert [h.line for h in analyse_python(message) if h.rule == "python.capability_gate"] == []
+    other = archs.replace("major, minor = torch.cuda.get_device_capability(i)", "major, minor = 1, 2")
+    assert [h.line for h in analyse_python(other) if h.rule == "python.capability_gate"] == []
