@@ -99,7 +99,6 @@ class _Visitor(ast.NodeVisitor):
         self.cuda_branch_depth = 0
         self.try_depth = 0
         self.credited = False
-        self.nvcc_flag_seen = False
         self.capability_names: set[str] = set()
         self.cpp_extension_names = {"CUDAExtension"}
         self.load_names: set[str] = set()
@@ -257,8 +256,7 @@ class _Visitor(ast.NodeVisitor):
                 self.hit("python.bitsandbytes_config", node, text)
             elif "whl/cu" in text and CUDA_WHEELS.search(text):  # setup.py's dependency_links, an index URL
                 self.hit("ci.cuda_wheels", node, text[:80])
-            elif text.startswith("-") and nvcc_flag(text) and not self.nvcc_flag_seen:
-                self.nvcc_flag_seen = True  # one per file: the flags come in lists
+            elif text.startswith("-") and nvcc_flag(text):  # one finding per file, each flag's line in it
                 self.hit("build.nvcc_flags", node, text[:80], self.optional)  # as optional as the build it is for
 
     # imports and the guards around them

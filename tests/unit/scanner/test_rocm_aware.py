@@ -1069,3 +1069,15 @@ def test_an_nvidia_architecture_name_made_of_the_device_capability_is_a_capabili
     assert [h.line for h in analyse_python(message) if h.rule == "python.capability_gate"] == []
     other = archs.replace("major, minor = torch.cuda.get_device_capability(i)", "major, minor = 1, 2")
     assert [h.line for h in analyse_python(other) if h.rule == "python.capability_gate"] == []
+
+
+def test_each_line_of_an_nvcc_flag_list_is_a_line_of_the_finding(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """qserve's kernels/setup.py: NVCC_FLAGS one per line (-U__CUDA_NO_HALF_OPERATORS__ first, --expt-relaxed-constexpr
+    and --threads=8 further down): one finding for the file, every nvcc-only flag's line in it."""
+    flags = ("NVCC_FLAGS = [\n    '-O2',\n    '-U__CUDA_NO_HALF_OPERATORS__',\n    '-std=c++17',\n"
+             "    '--expt-relaxed-constexpr',\n    '--use_fast_math',\n]\n")
+    assert [h.line for h in analyse_python(flags) if h.rule == "build.nvcc_flags"] == [3, 5, 6]
+    (tmp_path / "setup.py").write_text("from setuptools import setup\n" + flags + "setup(name='k')\n")
+    found = [f for f in scan_tree(tmp_path, kb, jobs=1, cache=False).findings
+             if f.code == "scan.build.nvcc_flags"]
+    assert [(f.location, f.evidence.get("lines")) for f in found] == [("setup.py:4", "4, 6, 7")]
