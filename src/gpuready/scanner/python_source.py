@@ -31,11 +31,15 @@ _MENTIONS_ROCM = re.compile(r"ROCM_HOME|ROCM_PATH|version\.hip|is_hip|IS_HIP|PYT
                             r"BUILD_TARGET|hipcc|offload-arch|HIP_BUILD|IS_AMD\b|is_amd\b|rocm-smi|amd-smi|gcnArchName")
 """A file that says one of these handles ROCm itself."""
 _CREDITED = {"python.version_cuda", "python.nvcc_call", "python.cuda_home", "python.cuda_arch_list",
-             "python.capability_gate", "triton.inline_asm", "python.nvidia_smi_call", "build.nvcc_flags"}
+             "python.capability_gate", "triton.inline_asm", "python.nvidia_smi_call", "build.nvcc_flags",
+             "python.onnx_cuda_provider"}
 """Rules whose hits in a file that handles ROCm, or in a CUDA-only branch, are the project's CUDA path next to its
 ROCm one: credited, not reported."""
 _CONFIG_STRINGS = frozenset({"flash_attention_2", *APEX_CONFIGS, *BNB_CONFIGS})
 """Configuration values that select an NVIDIA-only path (attention implementation, optimizer)."""
+_NVIDIA_PROVIDERS = frozenset({"CUDAExecutionProvider", "TensorrtExecutionProvider"})
+_AMD_PROVIDERS = frozenset({"MIGraphXExecutionProvider", "ROCMExecutionProvider"})
+"""ONNX Runtime's execution providers for NVIDIA GPUs, and AMD's: a provider list naming an AMD one handles both."""
 _PREDICATE = re.compile(r"_*(?:has|is|can)_")
 """A function named as a yes/no question."""
 _SUBPROCESS_CALLS = {"run", "call", "check_call", "check_output", "Popen", "system", "popen", "getoutput",
@@ -102,6 +106,8 @@ class _Visitor(ast.NodeVisitor):
         self.capability_names: set[str] = set()
         self.cpp_extension_names = {"CUDAExtension"}
         self.load_names: set[str] = set()
+        self.amd_providers = 0
+        """Inside a list that names an AMD execution provider of ONNX Runtime."""
         self.cuda_home_names: set[str] = set()
         """Names ``from torch.utils.cpp_extension import CUDA_HOME`` bound: their uses decide on CUDA_HOME too."""
         self.mentions_rocm = bool(_MENTIONS_ROCM.search(text))
@@ -256,6 +262,9 @@ class _Visitor(ast.NodeVisitor):
                 self.hit("python.bitsandbytes_config", node, text)
             elif "whl/cu" in text and CUDA_WHEELS.search(text):  # setup.py's dependency_links, an index URL
                 self.hit("ci.cuda_wheels", node, text[:80])
+            elif text in _NVIDIA_PROVIDERS and not self.amd_providers:  # as optional as this file's ONNX Runtime
+                runtime = [h.optional for h in self.hits if h.rule == "import" and h.detail.startswith("onnxruntime")]
+                self.hit("python.onnx_cuda_provider", node, text, True if runtime and all(runtime) else None)
             elif text.startswith("-") and nvcc_flag(text):  # one finding per file, each flag's line in it
                 self.hit("build.nvcc_flags", node, text[:80], self.optional)  # as optional as the build it is for
 
@@ -364,9 +373,12 @@ class _Visitor(ast.NodeVisitor):
         """``frozenset({"flash_attention_2", "sdpa", "flex_attention"})``: a list of names to look up selects none
         of them (its strings are not read as configuration)."""
         names = len(node.elts) > 1 and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+        amd = any(isinstance(e, ast.Constant) and e.value in _AMD_PROVIDERS for e in node.elts)
         self.in_catalogue += names
+        self.amd_providers += amd
         self.generic_visit(node)
         self.in_catalogue -= names
+        self.amd_providers -= amd
 
     def visit_List(self, node: ast.List) -> None:
         self.visit_Set(node)
@@ -573,7 +585,7 @@ def _test_text(node: ast.AST) -> str:
 
 
 _TRIGGERS = re.compile(r"cuda|CUDA|nvcc|nvidia|capability|cpp_extension|inline_asm|inline_ptx|num_warps|nccl|"
-                       r"flash_attention_2|enable_xformers|whl/cu|"
+                       r"flash_attention_2|enable_xformers|whl/cu|Tensorrt|"
                        r"apex|paged_|_8bit|bnb|-gencode|--expt|-Xptxas|-Xcompiler|diag-suppress|use_fast_math|-arch=|"
                        r"nvtx|cudnn|hip|HIP|rocm|ROCM")
 """A Python file without any of these words can hold no rule hit: only its imports are read."""

@@ -1081,3 +1081,19 @@ def test_each_line_of_an_nvcc_flag_list_is_a_line_of_the_finding(tmp_path: Path,
     found = [f for f in scan_tree(tmp_path, kb, jobs=1, cache=False).findings
              if f.code == "scan.build.nvcc_flags"]
     assert [(f.location, f.evidence.get("lines")) for f in found] == [("setup.py:4", "4, 6, 7")]
+
+
+def test_onnx_runtime_cuda_providers_are_an_nvidia_only_choice() -> None:
+    """LivePortrait's `["CUDAExecutionProvider"]` (core); yolov5's ONNX back end imports onnxruntime inside its branch
+    of the loader, so its provider list is as optional as that import; a list naming MIGraphX handles AMD too."""
+    def provider_hits(text: str) -> list[tuple[int, bool]]:
+        return [(h.line, h.optional) for h in analyse_python(text) if h.rule == "python.onnx_cuda_provider"]
+
+    core = "import onnxruntime as ort\nproviders = ['CUDAExecutionProvider']\n"
+    assert provider_hits(core) == [(2, False)]
+    lazy = ("def load(w, cuda):\n    if onnx:\n        import onnxruntime\n        providers = "
+            "['CUDAExecutionProvider', 'CPUExecutionProvider'] if cuda else ['CPUExecutionProvider']\n")
+    assert provider_hits(lazy) == [(4, True)]
+    both = "import onnxruntime as ort\nproviders = ['MIGraphXExecutionProvider', 'TensorrtExecutionProvider']\n"
+    assert provider_hits(both) == []
+    assert provider_hits("engine = 'TensorrtExecutionProvider'\n") == [(1, False)]
