@@ -47,7 +47,7 @@ def requirement_hits(text: str, line: int, optional: bool = False) -> list[Hit]:
     return hits
 
 
-GIT_REPO = re.compile(r"^git\+https?://github\.com/([\w.-]+/[\w.-]+?)(?:\.git)?(?:@\S*)?(?:#\S*)?$")
+GIT_REPO = re.compile(r"^git\+https?://github\.com/([\w.-]+/[\w.-]+?)(?:\.git)?/?(?:@\S*)?(?:#\S*)?$")
 """A requirement installed from a GitHub repository (``git+https://github.com/Dao-AILab/causal-conv1d.git@v1.4``)."""
 _EXTRAS = re.compile(r"\s*\[([^\]]{1,200})\]")
 """A requirement's extras, right after its name: ``trl[vllm]``, ``distilabel[vllm,ray,openai]``."""

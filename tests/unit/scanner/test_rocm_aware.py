@@ -1097,3 +1097,17 @@ def test_onnx_runtime_cuda_providers_are_an_nvidia_only_choice() -> None:
     both = "import onnxruntime as ort\nproviders = ['MIGraphXExecutionProvider', 'TensorrtExecutionProvider']\n"
     assert provider_hits(both) == []
     assert provider_hits("engine = 'TensorrtExecutionProvider'\n") == [(1, False)]
+
+
+def test_nvidia_warp_and_a_git_requirement_with_a_trailing_slash(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """curobo's `import warp as wp` (NVIDIA Warp: CPU or CUDA only) and nerfacc's examples/requirements.txt line
+    `git+https://github.com/NVlabs/tiny-cuda-nn/#subdirectory=bindings/torch` (a slash before the fragment)."""
+    assert kb.by_import("warp") is not None and kb.by_import("warp").name == "warp-lang"
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "kernels.py").write_text("import torch\nimport warp as wp\n")
+    (tmp_path / "requirements.txt").write_text(
+        "torch\ngit+https://github.com/NVlabs/tiny-cuda-nn/#subdirectory=bindings/torch\n")
+    found = {(f.code, f.location) for f in scan_tree(tmp_path, kb, jobs=1, cache=False).findings}
+    assert ("scan.package.warp-lang", "pkg/kernels.py:2") in found
+    assert ("scan.package.tiny-cuda-nn", "requirements.txt:2") in found
