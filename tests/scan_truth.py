@@ -156,9 +156,10 @@ def score(label: Label, findings: Sequence[Finding], verdict: str) -> ScoredRepo
         scored.found[key] = any(path == item["path"] and any(_near(n, lines) for n in _lines(finding))
                                 for (path, _), finding in places)
     for (path, line), finding in places:
-        matched = any(path == item["path"] and (_near(line, [int(n) for n in item.get("lines") or [0]]) or
+        matched = any(path == item["path"] and (any(_near(shown, [int(n) for n in item.get("lines") or [0]])
+                                                    for shown in _lines(finding)) or
                                                 len(item.get("lines") or ()) >= 10 and line > max(item["lines"]))
-                      for item in label.findings)
+                      for item in label.findings)  # any line the finding shows (as recall counts it)
         scored.reported.append((f"{path}:{line} {finding.code}", matched))
         if any(path == item["path"] for item in (*label.findings, *label.not_findings)):
             scored.on_labelled_files.append((f"{path}:{line} {finding.code}", matched))
