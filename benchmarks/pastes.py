@@ -1,6 +1,7 @@
 """How well gpuready reads real pastes: share read, field accuracy against hand-checked facts, error lines found,
 verdict agreement, and false READY on broken setups. ``--folder`` picks the set (default tests/fixtures/pastes;
-the held-out set is measured only at the end of a piece of work). ``--show`` lists every miss."""
+the held-out set is measured only at the end of a piece of work), ``--all`` takes every real paste. ``--show`` lists
+every miss."""
 
 from __future__ import annotations
 
@@ -19,12 +20,15 @@ from gpuready.compat.load import load_dataset  # noqa: E402
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--folder", type=Path, default=PASTES)
+    parser.add_argument("--folder", type=Path, action="append",
+                        help="a folder of pastes (several may be given; default tests/fixtures/pastes)")
+    parser.add_argument("--all", action="store_true", help="every real paste: tests/fixtures/pastes*")
     parser.add_argument("--show", action="store_true", help="print every missed field and disagreeing verdict")
     args = parser.parse_args(argv)
     data = load_dataset()
     start = time.perf_counter()
-    scored = [evaluate(path, data) for path in cases(args.folder)]
+    folders = sorted(PASTES.parent.glob("pastes*")) if args.all else (args.folder or [PASTES])
+    scored = [evaluate(path, data) for folder in folders for path in cases(folder)]
     seconds = time.perf_counter() - start
     read = [s for s in scored if s.read]
     fields = [(s.case, key, ok) for s in scored for key, ok in s.fields.items()]
@@ -39,7 +43,7 @@ def main(argv: list[str]) -> int:
             if not s.agrees:
                 print(f"VERDICT {s.case}: {s.verdict or 'unread'} (expected {s.expected_verdict})")
     by_key = Counter(key for _, key, ok in fields if not ok)
-    print(f"pastes: {len(scored)} in {args.folder} ({seconds:.1f} s)")
+    print(f"pastes: {len(scored)} in {len(folders)} folder(s): {', '.join(f.name for f in folders)} ({seconds:.1f} s)")
     print(f"read: {len(read)}/{len(scored)} ({len(read) / max(1, len(scored)):.0%})")
     print(f"field accuracy: {sum(ok for *_, ok in fields)}/{len(fields)} "
           f"({sum(ok for *_, ok in fields) / max(1, len(fields)):.1%}); most missed: {dict(by_key.most_common(5))}")
@@ -49,7 +53,7 @@ def main(argv: list[str]) -> int:
           f"{[s.case for s in false_ready]}")
     hidden = [s for s in scored if s.ready_on_broken and not s.false_ready]
     print(f"READY where the thread found a fault the paste does not show: {len(hidden)} {[s.case for s in hidden]}")
-    return _one_megabyte(args.folder)
+    return _one_megabyte(folders[0])
 
 
 def _one_megabyte(folder: Path, target_s: float = 0.3) -> int:
