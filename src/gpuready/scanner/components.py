@@ -163,6 +163,29 @@ def other_cmake_build(paths: Iterable[str], setup_builds_extensions: bool, build
     return ("CMakeLists.txt", *(("cmake/",) if any(p.parts[0] == "cmake" and len(p.parts) > 1 for p in listed) else ()))
 
 
+_CONTAINER_FILE = re.compile(r"(?i)^(?:dockerfile(?:\.\w+)?|\w+\.dockerfile|docker-compose\.ya?ml|compose\.ya?ml)$")
+
+
+def deployments(paths: Iterable[str], root_builds: bool) -> tuple[str, ...]:
+    """Folders below the root that are deployments of their own: a container recipe (Dockerfile, docker-compose)
+    beside Python code, in a project whose root builds an installable package (F5-TTS's
+    ``src/f5_tts/runtime/triton_trtllm/``: a TensorRT-LLM serving runtime with its own image). The package's install
+    does not take them, so they are optional, unless the rest of the project imports them (``core_subprojects``).
+    Nothing for a project without a root build (its folders may be the product) or a top-level folder that is a
+    package itself."""
+    if not root_builds:
+        return ()
+    listed = [PurePosixPath(path.replace("\\", "/")) for path in paths]
+    packages = {p.parent for p in listed if p.name == "__init__.py"}
+    found = set()
+    for folder in {p.parent for p in listed if _CONTAINER_FILE.match(p.name) and len(p.parts) > 1}:
+        if len(folder.parts) == 1 and folder in packages:
+            continue  # the package itself (its own Dockerfile builds an image of it)
+        if any(p.suffix == ".py" and p.parts[:len(folder.parts)] == folder.parts for p in listed):
+            found.add(f"{folder}/")
+    return tuple(sorted(found))
+
+
 def own_packages(paths: Iterable[str]) -> frozenset[str]:
     """Import names the project itself provides: every package folder (one with ``__init__.py``) whose parent is
     not a package, and the modules next to ``setup.py``/``pyproject.toml`` at the root or under ``src/`` (so

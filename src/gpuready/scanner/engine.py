@@ -43,6 +43,7 @@ from gpuready.scanner.components import (
     component_of,
     core_subprojects,
     cuda_variants,
+    deployments,
     extension_imports,
     optional_modules,
     optional_package_sources,
@@ -63,7 +64,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "41"
+SCANNER_VERSION = "42"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -385,6 +386,9 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     nested += other_cmake_build((relative for relative, _, _ in entries),
                                 "builds_extensions" in root_build.get("setup.py", []),
                                 any("uses_cmake" in rules for rules in root_build.values()))
+    nested += tuple(folder for folder in deployments((relative for relative, _, _ in entries), "setup.py" in root_build
+                                                     or "declares_project" in root_build.get("pyproject.toml", []))
+                    if not any(folder.startswith(prefix) for prefix in nested))
     core = core_subprojects(imports, nested, extensions)
     cuda_only: dict[str, str] = {}  # the sources of an extension the build script makes only when not on ROCm
     for relative, kind, digest in entries:

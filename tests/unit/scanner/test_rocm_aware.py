@@ -1111,3 +1111,21 @@ def test_nvidia_warp_and_a_git_requirement_with_a_trailing_slash(tmp_path: Path,
     found = {(f.code, f.location) for f in scan_tree(tmp_path, kb, jobs=1, cache=False).findings}
     assert ("scan.package.warp-lang", "pkg/kernels.py:2") in found
     assert ("scan.package.tiny-cuda-nn", "requirements.txt:2") in found
+
+
+def test_a_folder_with_its_own_container_recipe_is_a_deployment_of_its_own(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """F5-TTS's src/f5_tts/runtime/triton_trtllm/: a TensorRT-LLM serving runtime with its Dockerfile and
+    docker-compose, beside the installable package: optional (its own verdict), unless the package imports it."""
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='tts', packages=['tts'])\n")
+    runtime = tmp_path / "tts" / "runtime" / "trtllm"
+    runtime.mkdir(parents=True)
+    (tmp_path / "tts" / "__init__.py").write_text("")
+    (tmp_path / "tts" / "model.py").write_text("import torch\n")
+    (runtime / "Dockerfile.server").write_text("FROM python:3.11\n")
+    (runtime / "serve.py").write_text("import tensorrt as trt\n")
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    found = [f for f in report.findings if f.code == "scan.package.tensorrt"]
+    assert [f.evidence["component"] for f in found] == ["feature tts/runtime/trtllm"]
+    assert verdict(report.findings) == "portable"
+    (tmp_path / "tts" / "model.py").write_text("import torch\nfrom tts.runtime.trtllm import serve\n")
+    assert verdict(scan_tree(tmp_path, kb, jobs=1, cache=False).findings) == "blocked"
