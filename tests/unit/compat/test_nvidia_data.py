@@ -200,3 +200,19 @@ def test_a_torch_without_its_build_tag_is_judged_by_every_build_of_its_release(
     if covered:
         assert found["torch.arch_in_every_build"].severity is Severity.INFO
         assert found["torch.arch_in_every_build"].evidence["builds"] == "cu121, cu118"
+
+
+def test_gpus_of_different_architectures_are_a_warning_unless_one_kind_is_chosen(data: Dataset) -> None:
+    """vllm#19045: two RTX 3090s (sm_86) and two GTX 1080 Tis (sm_61) in one box, all visible."""
+    from gpuready.probe.paste import read_paste
+
+    paste = ("PyTorch version: 2.6.0+cu124\nIs CUDA available: True\nCUDA used to build PyTorch: 12.4\n"
+             "GPU models and configuration:\nGPU 0: NVIDIA GeForce RTX 3090\nGPU 1: NVIDIA GeForce RTX 3090\n"
+             "GPU 2: NVIDIA GeForce GTX 1080 Ti\nGPU 3: NVIDIA GeForce GTX 1080 Ti\n")
+    found = {f.code: f for f in judge(read_paste(paste, "x"), data)}
+    mixed = found["devices.mixed_architectures"]
+    assert mixed.severity is Severity.WARN and "CUDA_VISIBLE_DEVICES=0,1" in mixed.remedy
+    alike = paste.replace("GTX 1080 Ti", "RTX 3090")
+    assert "devices.mixed_architectures" not in {f.code for f in judge(read_paste(alike, "x"), data)}
+    chosen = paste + "\nCUDA_VISIBLE_DEVICES=0,1\n"
+    assert "devices.mixed_architectures" not in {f.code for f in judge(read_paste(chosen, "x"), data)}

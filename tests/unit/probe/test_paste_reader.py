@@ -569,7 +569,12 @@ def _clean_every_line(text: str) -> list[str]:
     from gpuready.probe.paste.segment import _ANSI, _clean_line
 
     text = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
-    return [_clean_line(line).rstrip() for line in text.split("\n")]
+    cleaned, fenced = [], False
+    for line in text.split("\n"):
+        fence = line.startswith("```")  # a quote mark inside a code fence is no quote
+        cleaned.append(_clean_line(line, quoted=not fenced or fence).rstrip())
+        fenced = fenced != fence
+    return cleaned
 
 
 @settings(max_examples=400, deadline=None)
@@ -1476,3 +1481,29 @@ def test_what_the_sixteenth_held_out_set_showed_is_read() -> None:
     assert _facts("[  593.942278] amdgpu 0000:63:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:153 vmid:8 "
                   "pasid:32803)\n")["errors"] == ["gpu_memory_access_fault"]
     assert _facts("No devices were found to be faulty, the test passed\n")["errors"] == []
+
+
+def test_what_the_seventeenth_held_out_set_showed_is_read() -> None:
+    """nixpkgs#69424 (`>> torch.cuda.is_available()` in a Python fence: a prompt typed short, no quote), ROCm#3072
+    (`rocminfo | grep Name`: the CPU agent's name), llama.cpp#10052 (`i9-13900KF` in a list of parts; llama.cpp's
+    `cudaMalloc failed: out of memory`), a1111#10358 (`(i5-10500 + RX570 8GB)`), ezck#9 (an app's `No GPU acceleration
+    available — using CPU`), vllm#19045 (collect_env pasted up to `GPU 4: NVIDIA GeForce GTX 10`)."""
+    repl = "```python\n>> import torch\n>> torch.cuda.is_available()\nFalse\n```\n"
+    assert _facts(repl)["available"] is False
+    assert _facts("> quoted reply\n>> torch.cuda.is_available()\n")["available"] is None  # a quote outside a fence
+    grep = ("GPU:\n  Name:                    Intel(R) Core(TM) i7-9700 CPU @ 3.00GHz\n"
+            "  Marketing Name:          Intel(R) Core(TM) i7-9700 CPU @ 3.00GHz\n  Name:                    gfx1100\n"
+            "  Marketing Name:          Radeon RX 7900 XTX\n")
+    read = _facts(grep)
+    assert (read["cpu"], read["gpus"]) == ("Intel(R) Core(TM) i7-9700 CPU @ 3.00GHz", ["Radeon RX 7900 XTX"])
+    parts = _facts("i9-13900KF\n64 GiB RAM\nNvidia RTX 2080 8 GiB VRAM\nArch Linux 6.11 w/ Wayland\n\nI get "
+                   "\"ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8849.72 MiB on device 0: cudaMalloc "
+                   "failed: out of memory\"\n")
+    assert (parts["cpu"], parts["errors"]) == ("i9-13900KF", ["out_of_memory"])
+    assert _facts("Trying WebUI on Ubuntu 22.04 (i5-10500 + RX570 8GB), it fails.\n")["cpu"] == "i5-10500"
+    fallback = "23:30:48 [WARNING] backend.service: No GPU acceleration available — using CPU (will be very slow)\n"
+    assert _facts(fallback)["errors"] == ["cpu_fallback"]
+    assert _facts("If no GPU is available, use the CPU.\n")["errors"] == []
+    cut = ("PyTorch version: 2.6.0+cu124\nIs CUDA available: True\nGPU models and configuration:\n"
+           "GPU 0: NVIDIA GeForce RTX 3090\nGPU 1: NVIDIA GeForce GTX 1080 Ti\nGPU 2: NVIDIA GeForce GTX 10")
+    assert _facts(cut)["gpus"] == ["NVIDIA GeForce RTX 3090", "NVIDIA GeForce GTX 1080 Ti"]

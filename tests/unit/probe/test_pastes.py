@@ -1,8 +1,8 @@
-"""Every real paste in tests/fixtures/pastes and pastes-holdout, -holdout2 ... -16 (each held out once, measured, now
+"""Every real paste in tests/fixtures/pastes and pastes-holdout, -holdout2 ... -17 (each held out once, measured, now
 part of the development set) read and judged against what a person labelled in it before gpuready read it (the truth
 files): facts, error lines and the verdict. What is still missed is listed, with why, in each folder's
 known-misses.yaml, and held strictly: a listed miss that starts matching fails too, so the list stays true. The issue's
-bar (fields 95%, verdicts 90%) holds over sets 1-13; over every set (14-16 too) the verdicts are under it, so that
+bar (fields 95%, verdicts 90%) holds over sets 1-13; over every set (14-17 too) the verdicts are under it, so that
 test guards what is reached."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from gpuready.compat.load import Dataset, load_dataset
 from tests.paste_truth import PASTES, Scored, cases, evaluate
 
 BAR_FOLDERS = (PASTES, *(PASTES.parent / f"pastes-holdout{n}" for n in ("", *map(str, range(2, 14)))))
-FOLDERS = (*BAR_FOLDERS, *(PASTES.parent / f"pastes-holdout{n}" for n in range(14, 17)))
+FOLDERS = (*BAR_FOLDERS, *(PASTES.parent / f"pastes-holdout{n}" for n in range(14, 18)))
 KNOWN: dict[str, dict[str, Any]] = {"facts": {}, "verdicts": {}, "errors": {}}
 for _folder in FOLDERS:
     for _part, _entries in yaml.safe_load((_folder / "known-misses.yaml").read_text(encoding="utf-8")).items():
@@ -37,7 +37,7 @@ def _scored(case: str) -> Scored:
 
 
 def test_there_are_enough_real_pastes_and_each_names_its_source() -> None:
-    assert len(BAR_CASES) >= 292 and len(CASES) >= 346
+    assert len(BAR_CASES) >= 292 and len(CASES) >= 364
     for path in CASES:
         source = yaml.safe_load(path.with_suffix(".source.yaml").read_text(encoding="utf-8"))
         assert str(source["url"]).startswith("https://"), path.name
@@ -85,7 +85,7 @@ def test_overall_accuracy_meets_the_bar() -> None:
 
 
 def test_over_every_real_paste_the_accuracy_does_not_slip() -> None:
-    """Sets 14-16 with the rest (346 pastes): read 100%, fields over 95%, no false READY; verdicts 309/346 (89.3%),
+    """Sets 14-17 with the rest (364 pastes): read 100%, fields 96.2%, no false READY; verdicts 324/364 (89.0%),
     under the 90% bar, mostly warnings the labellers did not count (each listed with why in known-misses.yaml)."""
     scored = [_scored(p.stem) for p in CASES]
     fields = [ok for s in scored for ok in s.fields.values()]

@@ -102,4 +102,31 @@ def integrated_first(context: Context) -> Iterator[Finding]:
                       remedy=f"export HIP_VISIBLE_DEVICES={indexes}  (or disable the iGPU in the BIOS)")
 
 
-RULES = (hsa_override, visible_devices, integrated_first)
+CUDA_VISIBLE_URL = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables"
+
+
+def mixed_architectures(context: Context) -> Iterator[Finding]:
+    """NVIDIA GPUs of different architectures side by side (two RTX 3090s and two GTX 1080 Tis): all of them
+    visible, a job spread over them runs at the older one's pace, and kernels only the newer one has (FlashAttention
+    2 needs sm_80 or newer) fail on it."""
+    if any(name in context.fingerprint.environment for name in VISIBLE):
+        return
+    by_arch: dict[str, list[str]] = {}
+    for accelerator in context.accelerators:
+        if accelerator.vendor is Vendor.NVIDIA and accelerator.arch:
+            by_arch.setdefault(accelerator.arch, []).append(accelerator.label)
+    if len(by_arch) < 2:
+        return
+    newest = max(by_arch, key=lambda arch: int(re.sub(r"\D", "", arch) or 0))
+    keep = ",".join(str(i) for i, a in enumerate(a for a in context.accelerators if a.vendor is Vendor.NVIDIA)
+                    if a.arch == newest)
+    yield finding("devices.mixed_architectures", Severity.WARN,
+                  "The GPUs are of different architectures (" + "; ".join(
+                      f"{arch}: {len(labels)}" for arch, labels in sorted(by_arch.items())) + "): with all of them "
+                  "visible, a job spread over them runs at the slowest one's pace, and kernels built only for the "
+                  "newer one (FlashAttention 2 needs sm_80 or newer) fail on the older ones.",
+                  evidence={arch: labels for arch, labels in sorted(by_arch.items())},
+                  remedy=f"export CUDA_VISIBLE_DEVICES={keep}  (one kind of GPU per job)", source_url=CUDA_VISIBLE_URL)
+
+
+RULES = (hsa_override, visible_devices, integrated_first, mixed_architectures)

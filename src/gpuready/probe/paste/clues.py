@@ -932,8 +932,9 @@ _MAYBE_PROSE = re.compile(word_trie(frozenset((
     "ubuntu", "debian", "fedora", "rocky", "centos", "mint", "suse", "rhel", "pop!_os", "windows", "wsl", "gentoo",
     "arch linux", "nixos", "rocm", "generic", "lowlatency", "azure", "aws", "gcp", "oem", "amd64", "gfx", "radeon",
     "instinct", "firepro", "geforce", "tesla", "quadro", "titan", "nvidia", "amd", "h200", "b200", "l40", "a800",
-    "h800", "python", "cuda is", "cuda version is", "torch", "kernel"))))
-_MAYBE_PROSE_MODEL = re.compile(r"r(?<=\br)x ?\d|m(?<=\bm)i-?\d|w(?<=\bw)\d{4}|\d ?xt|[ahv](?<=\b[ahv])100")
+    "h800", "python", "cuda is", "cuda version is", "torch", "kernel", "ryzen", "fx-"))))
+_MAYBE_PROSE_MODEL = re.compile(r"r(?<=\br)x ?\d|m(?<=\bm)i-?\d|w(?<=\bw)\d{4}|\d ?xt|[ahv](?<=\b[ahv])100|"
+                                r"i(?<=\bi)[3579]-\d{4}")
 """A sentence (lower-cased) that can mention anything ``prose`` reads holds one of the words or a model's letters and
 digits at a word's start (most hold none, and are skipped at once). Each model's pattern begins with its letter, the
 word boundary tested behind it: the engine then looks only where such a letter stands (several times faster than a
@@ -950,6 +951,13 @@ _KERNEL_SUFFIXES = ("-generic", "-lowlatency", "-azure", "-aws", "-gcp", "-oem",
 """What every kernel release ``_PROSE_KERNEL`` reads ends with."""
 _PROSE_PAIRED = re.compile(r"\b((?:AMD |NVIDIA )?(?:Radeon|Instinct|GeForce)[\w ()]{1,40}?)\s*\((gfx[0-9a-f]{3,4})\)")
 _PROSE_GFX = re.compile(r"\bgfx[0-9a-f]{3,4}\b")
+
+
+_PROSE_CPU = re.compile(r"(?<![\w-])(?:(?:Intel(?:\(R\))?\s+)?(?:Core(?:\(TM\))?\s+)?i[3579]-\d{4,5}[A-Z]{0,3}|"
+                        r"(?:AMD\s+)?Ryzen\s+(?:AI\s+)?[3579]\s+(?:PRO\s+)?\d{3,4}[A-Z0-9]{0,3}|(?:AMD\s+)?FX-\d{4}[A-Z]?)"
+                        r"(?![\w-])")
+"""A desktop or laptop CPU by its model number in a sentence or a list of parts: ``i9-13900KF``, ``(i5-10500 + RX570
+8GB)``, ``AMD Ryzen 9 7950X``, ``AMD FX-9830P``."""
 
 
 def prose(line: str) -> Iterator[Found]:
@@ -986,6 +994,8 @@ def prose(line: str) -> Iterator[Found]:
         yield "gpu.named", name, count
     for target in _PROSE_GFX.findall(line) if "gfx" in line else ():
         yield "gpu.arch", normalise_gfx_name(target)
+    for match in _PROSE_CPU.finditer(line) if "-" in line or "yzen" in line else ():
+        yield "host.cpu", match.group(0)
 
 
 def _clue(found: Found, number: int, rank: int) -> Clue | None:

@@ -286,11 +286,12 @@ def _listed(found: list[Clue], labels: dict[int, str]) -> list[Clue]:
 
 def _cut_by_the_table(name: str, names: list[str]) -> bool:
     """``NVIDIA RTX PRO 6000 Blac...`` (nvidia-smi's column cuts long names) where another tool gives the whole
-    name that begins so: the same GPU, not a second one."""
+    name that begins so: the same GPU, not a second one. A name that stops inside a word of another one is cut too
+    (``NVIDIA GeForce GTX 10`` beside ``NVIDIA GeForce GTX 1080 Ti``: the paste ends in the middle of the line)."""
     cut = clean_gpu_name(name)
-    return name.rstrip().endswith(("...", "…")) and any(
-        other != name and clean_gpu_name(other).startswith(cut) and len(clean_gpu_name(other)) > len(cut)
-        for other in names)
+    marked = name.rstrip().endswith(("...", "…"))
+    return any(other != name and (longer := clean_gpu_name(other)).startswith(cut) and len(longer) > len(cut) and (
+        marked or cut[-1:].isalnum() and longer[len(cut)].isalnum()) for other in names)
 
 
 def _cut_short(name: str) -> bool:
@@ -348,7 +349,8 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
             pass
     host = Host(os_name=_fact(os_clue, "paste", labels), os_id=os_id, os_version=os_version,
                 kernel=_fact(_first(found, "host.kernel"), "paste", labels),
-                cpu_model=_fact(_first(found, "host.cpu"), "paste", labels),
+                cpu_model=_fact(_first({"cpu": [*found.get("host.cpu", []), *(  # rocminfo's CPU agent too
+                    c for c in found.get("agent.marketing", []) if _is_cpu_name(c.value))]}, "cpu"), "paste", labels),
                 python=_fact(_first(found, "host.python"), "paste", labels))
     rocm = _first(found, "stack.rocm") or _first(found, "package.rocm") or _first(found, "stack.rocm_file") or _first(
         found, "stack.rocm_path")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import html
 import re
+from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -29,7 +31,7 @@ _PROMPT = re.compile(
     r"|(?:\([\w.\- ]+\)\s*)?(?:[^\s]{0,80}\s)?[❯➜λ»]\s+(?P<d>\S.*)"  # (venv) ~/dir ❯ cmd
     r"|(?:\([\w.\- ]+\)\s*)?PS [A-Za-z]:\\[^>]{0,200}>\s*(?P<e>\S.*)"  # PowerShell
     r"|(?:\([\w.\- ]+\)\s*)?[A-Za-z]:\\[^>]{0,200}>\s*(?P<f>\S.*)"  # cmd.exe, "(env) D:\dir>" in conda
-    r"|>>>\s+(?P<g>\S.*)"  # Python
+    r"|>>>?\s+(?P<g>\S.*)"  # Python (">> " typed short, in a code fence where no quote is)
     r"|In \[\d+\]:\s+(?P<h>\S.*)"  # IPython
     r"|`\s*(?P<i>(?:torch|jax|tf)\.[\w.]+\([^`]*\))\s*`\s*"  # `torch.cuda.is_available()` alone, its value below
     r")$")
@@ -93,9 +95,33 @@ def clean_lines(text: str) -> list[str]:
     marked.update(index + 1 for index in joined.where_word("\n20") if index + 1 < len(lines))  # a dated log line
     if text.startswith((">", "[", "20")):
         marked.add(0)
+    fenced = _fenced(lines, joined) if marked else ()
     for index in sorted(marked):  # the other lines need only their trailing spaces taken off
-        lines[index] = _clean_line(lines[index])
+        lines[index] = _clean_line(lines[index], quoted=not fenced or not _inside(fenced, index))
     return [line.rstrip() for line in lines]
+
+
+def _fenced(lines: Sequence[str], joined: JoinedLines) -> list[tuple[int, int]]:
+    """The line indexes inside Markdown code fences opened and closed by unquoted lines (``>>`` in a fence is no
+    quote: ``>> torch.cuda.is_available()`` is a Python prompt typed short)."""
+    marks = sorted({index + 1 for index in joined.where_word("\n```")} | (
+        {0} if joined.text.startswith("```") else set()))
+    spans, opened = [], None
+    for index in marks:
+        if index < len(lines) and lines[index].startswith("```"):
+            if opened is None:
+                opened = index
+            else:
+                spans.append((opened, index))
+                opened = None
+    if opened is not None:
+        spans.append((opened, len(lines)))
+    return spans
+
+
+def _inside(spans: Sequence[tuple[int, int]], index: int) -> bool:
+    position = bisect_right(spans, (index, 1 << 62)) - 1
+    return position >= 0 and spans[position][0] < index < spans[position][1]
 
 
 _MAYBE_CLEANED = ("&", "：", "，", _BANNER_GLUED, " INFO ", " WARNING ", " ERROR ", " DEBUG ", " CRITICAL ")
@@ -117,7 +143,9 @@ _ISO_TIMED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)? - (?=\S)")
 ``2025-04-25T15:51:00.752933 - AMD arch: gfx1103``."""
 
 
-def _clean_line(line: str) -> str:
+def _clean_line(line: str, quoted: bool = True) -> str:
+    """One line cleaned; a quote prefix is taken off only where the line may be quoted (``quoted``: not inside a code
+    fence)."""
     if line.startswith("[") and (prefix := _LOG_PREFIX.match(line)):
         line = line[prefix.end():]
     elif line[:1].isdigit() and (prefix := _TIMED_LEVEL.match(line) or _ISO_TIMED.match(line)):
@@ -126,7 +154,7 @@ def _clean_line(line: str) -> str:
         line = html.unescape(line)
     if "：" in line or "，" in line:  # full-width colon and comma (CJK input) read as ASCII ones
         line = line.replace("：", ": ").replace("，", ", ")
-    while line.startswith(">") and not line.startswith(">>>") and (len(line) == 1 or line[1] in " >"):
+    while quoted and line.startswith(">") and not line.startswith(">>>") and (len(line) == 1 or line[1] in " >"):
         line = line[2:] if line.startswith("> ") else line[1:]
     if line.startswith(_BANNER_GLUED) and "PyTorch version:" in line:
         line = line[line.index("PyTorch version:"):]  # a terminal wider than the banner glued the next line on
