@@ -31,6 +31,9 @@ _NGC = re.compile(r"\bnvcr\.io/nvidia/|^\s*-?\s*image:\s*['\"]?\S*(?:nvidia/cuda
                   r"[-:_]cuda\d+(?:\.\d+)*)")
 """NVIDIA's NGC images, and a CI job's container image built on CUDA (``image: runpod/pytorch:...-cuda12.1.1-...``)."""
 CUDA_WHEELS = re.compile(r"download\.pytorch\.org/whl/(nightly/)?cu(\d{2,3}\b|\$)|\+cu(\d{2,3}\b|\$\{?\w*CUDA)|"
+                          r"\+cu\d{2,3}torch\d|"  # prebuilt extension wheels: flash_attn-2.5.8+cu122torch2.3cxx11abi...
+                          r"(?:-i|--extra-index-url|-f|--find-links)\s+\S*/cu\d{3}(?:\b|\.html)|\S*_cu\d{3}\.html\b|"
+                          r"\bpytorch-cuda[=<>]{1,2}\d|\bcudatoolkit[=<>]{1,2}\d|"
                           r"\+\$\{?CUDA\b|"
                           r"Jimver/cuda-toolkit|"
                           r"cuda-toolkit@|\bnvidia-(cublas|cudnn|cuda-runtime|cuda-nvrtc|nccl|cusparse)-cu\d+|"
@@ -40,7 +43,9 @@ CUDA_WHEELS = re.compile(r"download\.pytorch\.org/whl/(nightly/)?cu(\d{2,3}\b|\$
                           r"^\s*module\s+(?:load|add)\s+(?:cuda|cudatoolkit|nvhpc)/\d")
 """CUDA builds installed: PyTorch's CUDA wheel indexes (also with the CUDA version in a shell variable), ``+cu121``
 pins, the NVIDIA conda channel's toolkit, NVIDIA's library wheels, JAX's CUDA release page and ``+cuda12.cudnn89``
-jaxlib builds, and a cluster's CUDA toolkit module loaded (``module load cuda/12.4``)."""
+jaxlib builds, a cluster's CUDA toolkit module loaded (``module load cuda/12.4``), prebuilt extension wheels named
+for a CUDA and torch (``+cu122torch2.3``), a project's own CUDA wheel index or find-links page (``-i .../whl/cu118``,
+``-f .../torch-1.13.0_cu117.html``), and conda's ``pytorch-cuda=12.1`` or ``cudatoolkit=11.8``."""
 _SUBMODULE = re.compile(r"url\s*=\s*\S*(NVIDIA/cutlass|NVIDIA/cccl|NVIDIA/cub|NVlabs/cub|NVIDIA/thrust|"
                         r"NVIDIA/TensorRT|NVIDIA/nvbench|NVIDIA/cudnn-frontend|NVIDIA/nccl\b|flashinfer-ai/flashinfer)",
                         re.IGNORECASE)

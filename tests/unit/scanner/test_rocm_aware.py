@@ -11,6 +11,7 @@ import pytest
 
 from gpuready.model.results import Finding, Severity
 from gpuready.scanner.build_files import (
+    CUDA_WHEELS,
     analyse_ci,
     analyse_cmake,
     analyse_compose,
@@ -1129,3 +1130,17 @@ def test_a_folder_with_its_own_container_recipe_is_a_deployment_of_its_own(tmp_p
     assert verdict(report.findings) == "portable"
     (tmp_path / "tts" / "model.py").write_text("import torch\nfrom tts.runtime.trtllm import serve\n")
     assert verdict(scan_tree(tmp_path, kb, jobs=1, cache=False).findings) == "blocked"
+
+
+@pytest.mark.parametrize("line", [
+    "pip install https://github.com/Dao-AILab/flash-attention/releases/download/v2.5.8/flash_attn-2.5.8+cu122torch2.3"
+    "cxx11abiFALSE-cp310-cp310-linux_x86_64.whl",  # qserve's README
+    "pip install nerfacc -f https://nerfacc-bucket.s3.us-west-2.amazonaws.com/whl/torch-1.13.0_cu117.html",
+    "pip install flute-kernel -i https://flute-ai.github.io/whl/cu118",
+    "conda install pytorch torchvision pytorch-cuda=12.1 -c pytorch",
+    "conda install -c conda-forge cudatoolkit=11.8.0",
+])
+def test_more_ways_docs_install_cuda_builds(line: str) -> None:
+    """READMEs of qserve, nerfacc, flute; BigVGAN's conda line; audiocraft's cudatoolkit (each a CUDA build)."""
+    assert CUDA_WHEELS.search(line)
+    assert not CUDA_WHEELS.search(line.replace("cu1", "rocm6").replace("cuda=", "rocm=").replace("cudatoolkit", "rocm"))
