@@ -286,6 +286,14 @@ def installed_by(command: str) -> list[str]:
     return packages
 
 
+_TOOLKIT_SAID = re.compile(r"(?i)\b(?:install|installed|installing|requires?|required|need|needs)\b[^.\n]{0,60}?"
+                           r"\bCUDA[- ]?toolkit\b|\bCUDA[- ]?toolkit\b[^.\n]{0,20}?(?:\d+\.\d+|>=)[^.\n]{0,40}?"
+                           r"\b(?:or later|or newer|required|installed|install)\b|"
+                           r"developer\.nvidia\.com/cuda-(?:toolkit|downloads)")
+"""A sentence that tells the reader to install NVIDIA's CUDA toolkit: "Install the [Cuda toolkit](https://developer.
+nvidia.com/cuda-toolkit)", "CUDA toolkit 11.1 or later", "install the CUDA toolkit 12.8 before WhisperX"."""
+
+
 def analyse_docs(text: str) -> list[Hit]:
     """Markdown and reStructuredText: the install commands their code blocks (fenced or indented, or after a prompt)
     tell a reader to run (CUDA wheels and toolkits, and the packages they install, as a requirement each), and
@@ -300,6 +308,8 @@ def analyse_docs(text: str) -> list[Hit]:
         for span in re.findall(r"`([^`\n]{8,300})`", line) if "install" in line and "`" in line else ():
             if _INSTALL.match(span):  # "* Install pytorch by `pip install torch==1.11.0 --extra-index-url .../cu113`"
                 hits += _documented_install(span, number)
+        if not fenced and ("oolkit" in line or "nvidia.com/cuda" in line) and _TOOLKIT_SAID.search(line):
+            hits.append(Hit("docs.cuda_toolkit", number, line.strip()[:160]))  # a sentence telling to install it
         if not (fenced or line.startswith(("    ", "\t")) or re.match(r"\s*[$>]\s", line)):
             continue  # a sentence, a list item: only code blocks, prompted commands and code spans are run
         if "nvidia-smi" in line and _NVIDIA_SMI_RUN.match(line):

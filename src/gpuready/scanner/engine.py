@@ -38,6 +38,7 @@ from gpuready.scanner.components import (
     AROUND,
     CI,
     DECIDING,
+    DOCS,
     INSTALL,
     OPTIONAL,
     component_of,
@@ -64,7 +65,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "43"
+SCANNER_VERSION = "44"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -685,7 +686,7 @@ def _listed(lines: Sequence[int]) -> str:
 
 
 _OUTSIDE_THE_CODE = {"scan.build.dockerfile_cuda_base": CI, "scan.build.nvidia_container_runtime": CI,
-                     "scan.ci.": CI, "scan.install.": INSTALL}
+                     "scan.ci.": CI, "scan.install.": INSTALL, "scan.docs.": DOCS}
 """Findings that do not decide whether the project runs on ROCm, by code prefix, and the part they are judged in
 instead: containers and CI are deployment, and an install step to watch leaves the code portable."""
 

@@ -1144,3 +1144,13 @@ def test_more_ways_docs_install_cuda_builds(line: str) -> None:
     """READMEs of qserve, nerfacc, flute; BigVGAN's conda line; audiocraft's cudatoolkit (each a CUDA build)."""
     assert CUDA_WHEELS.search(line)
     assert not CUDA_WHEELS.search(line.replace("cu1", "rocm6").replace("cuda=", "rocm=").replace("cudatoolkit", "rocm"))
+
+
+def test_docs_that_tell_readers_to_install_the_cuda_toolkit() -> None:
+    """nvdiffrec's "Install the [Cuda toolkit](https://developer.nvidia.com/cuda-toolkit)", stylegan3's "CUDA toolkit
+    11.1 or later", whisperX's "install the CUDA toolkit 12.8 before WhisperX"; a sentence that only names it is not."""
+    text = ("Install the [Cuda toolkit](https://developer.nvidia.com/cuda-toolkit) (required to build the extension).\n"
+            "* CUDA toolkit 11.1 or later.\n"
+            "To use WhisperX with GPU acceleration, install the CUDA toolkit 12.8 before WhisperX.\n"
+            "The CUDA toolkit ships nvcc.\n")
+    assert [h.line for h in analyse_docs(text) if h.rule == "docs.cuda_toolkit"] == [1, 2, 3]
