@@ -32,7 +32,7 @@ _NGC = re.compile(r"\bnvcr\.io/nvidia/|^\s*-?\s*image:\s*['\"]?\S*(?:nvidia/cuda
 """NVIDIA's NGC images, and a CI job's container image built on CUDA (``image: runpod/pytorch:...-cuda12.1.1-...``)."""
 CUDA_WHEELS = re.compile(r"download\.pytorch\.org/whl/(nightly/)?cu(\d{2,3}\b|\$)|\+cu(\d{2,3}\b|\$\{?\w*CUDA)|"
                           r"\+cu\d{2,3}torch\d|"  # prebuilt extension wheels: flash_attn-2.5.8+cu122torch2.3cxx11abi...
-                          r"(?:-i|--extra-index-url|-f|--find-links)\s+\S*/cu\d{3}(?:\b|\.html)|\S*_cu\d{3}\.html\b|"
+                          r"(?:-i|--extra-index-url|-f|--find-links)\s+\S*/cu\d{3}(?:\b|\.html)|_cu\d{3}\.html\b|"
                           r"\bpytorch-cuda[=<>]{1,2}\d|\bcudatoolkit[=<>]{1,2}\d|"
                           r"\+\$\{?CUDA\b|"
                           r"Jimver/cuda-toolkit|"

@@ -124,16 +124,23 @@ def branches(lines: Sequence[str]) -> list[str]:
 _WARP_SYNC = re.compile(r"__shfl|\b(?:WARP_)?SHFL(?:_SYNC)?\s*\(|__ballot|__syncwarp|__activemask|__any_sync|"
                         r"__all_sync|__reduce_\w+_sync|"
                         r"__match_\w+_sync|WarpReduce|WarpScan|cub::Warp|tiled_partition|\bwmma::|mma\.sync|"
-                        r"\bldmatrix\b|\bmma_sync\s*\(|"
-                        r"\b[wW]arp_?(?:[aA]ll_?)?(?:[rR]educe|[sS]can)\w*\s*[(<]")
+                        r"\bldmatrix\b|\bmma_sync\s*\(")
 """Warp-synchronous code: shuffles, votes, warp primitives, tensor-core fragments (a warp of 32 lanes holds one
-``wmma`` / ``mma.sync`` tile between them), and calls of a project's own warp reductions and scans
-(``warp_reduce_sum(v)``, ``warpReduceMax(v)``), whose lane 0 holds the result. A project's own shuffle macro counts
-where it reads a lane by number (``SHFL_SYNC(mask, v, i)``: lanes 32-63 of a wavefront read lanes 0-31); its relative
-ones (``SHFL_UP_SYNC``) are left to the intrinsics they wrap."""
+``wmma`` / ``mma.sync`` tile between them); calls of a project's own warp reductions and scans, whose lane 0 holds
+the result, count too (``_WARP_HELPER``: ``warp_reduce_sum(v)``, ``warpReduceMax(v)``). A project's own shuffle macro
+counts where it reads a lane by number (``SHFL_SYNC(mask, v, i)``: lanes 32-63 of a wavefront read lanes 0-31); its
+relative ones (``SHFL_UP_SYNC``) are left to the intrinsics they wrap."""
+_WARP_HELPER = re.compile(r"\b[wW]arp_?(?:[aA]ll_?)?(?:[rR]educe|[sS]can)\w*\s*[(<]")
+"""A call of a project's own warp reduction or scan (searched only in a file that says "arp" and "educe" or "can")."""
 _BOUNDED_SHUFFLE = re.compile(r"__shfl\w*\s*\((?:[^()]|\([^()]*\))*,\s*(?:32|16|8|4|2)\s*\)")
 """A shuffle given its width (32 or less) as the last argument: it works within groups of that many lanes on a
 64-lane wavefront too, so 32-lane index arithmetic beside it is a consistent logical grouping."""
+
+
+def _warp_helper_called(lines: Sequence[str], states: Sequence[str], has_rocm_branch: bool) -> bool:
+    """Whether the code ROCm compiles calls a warp reduction or scan of the project's own (``_WARP_HELPER``)."""
+    return any(_WARP_HELPER.search(line) for line, state in zip(lines, states, strict=True)
+               if not (has_rocm_branch and state == CUDA) and "arp" in line)
 
 
 def _warp_synchronous(lines: Sequence[str], states: Sequence[str], has_rocm_branch: bool) -> bool:
@@ -232,7 +239,8 @@ def analyse_cfamily(text: str, rules: Sequence[tuple[str, re.Pattern[str]]]) -> 
     has_rocm_branch = ROCM in states or any(_IF_ROCM.match(line) or _IF_NOT_ROCM.match(line) for line in lines)
     hits: list[Hit] = []
     credited = False
-    warp_sync = bool(_WARP_SYNC.search(text)) and _warp_synchronous(lines, states, has_rocm_branch)
+    warp_sync = bool(_WARP_SYNC.search(text)) and _warp_synchronous(lines, states, has_rocm_branch) or (
+        "arp" in text and ("educe" in text or "can" in text) and _warp_helper_called(lines, states, has_rocm_branch))
     hip_rtc = bool(_HIP_RTC.search(text))
     std_shim = any(state == ROCM and _STD_SHIM.search(line) for state, line in zip(states, lines, strict=True))
     for index, line in enumerate(lines):
