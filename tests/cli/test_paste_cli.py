@@ -71,6 +71,18 @@ def test_the_replys_own_fixes_keep_their_code_spans_and_a_pasted_value_stays_ine
     assert "<b>" not in out and "](http" not in out
 
 
+def test_a_finding_source_is_a_working_link(capsys: pytest.CaptureFixture[str]) -> None:
+    """Backslash escapes do not work inside an autolink: a source URL with `#` or `_` is written as it is."""
+    from gpuready.report.markdown import link
+
+    main(["doctor", "--no-save", "--md", "--from", str(PASTES.parent / "pastes-holdout17" /
+                                                      "h17-vllm-19045-3090-1080ti-collect-env.txt")])
+    out = capsys.readouterr().out
+    assert "<https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables>" in out
+    assert link("https://github.com/a/b_c") == "<https://github.com/a/b_c>"
+    assert link("https://e.x/<script>") == "https://e.x/&lt;script&gt;"  # not a plain URL: escaped text
+
+
 def test_the_text_report_lists_what_was_read_and_what_was_not(capsys: pytest.CaptureFixture[str]) -> None:
     main(["doctor", "--no-save", "--from", str(NOBINARY)])
     out = " ".join(capsys.readouterr().out.split())

@@ -22,6 +22,18 @@ def escape(text: object) -> str:
     return _SPECIAL.sub(r"\\\1", value).replace("\\&lt;", "&lt;").replace("\\&gt;", "&gt;")
 
 
+_AUTOLINK = re.compile(r"https?://[^\s<>`\\\x00-\x1f\x7f]+")
+"""What an autolink may hold as it is: backslash escapes do not work inside ``<...>`` (CommonMark), so a URL is
+written there unescaped, and anything else is escaped text."""
+
+
+def link(url: object) -> str:
+    """A URL as a Markdown autolink (``<https://...>``, untouched so ``_`` and ``#`` stay), or escaped text when it
+    is no plain http(s) URL."""
+    text = str(url)
+    return f"<{text}>" if _AUTOLINK.fullmatch(text) else escape(text)
+
+
 def _table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> list[str]:
     lines = ["| " + " | ".join(escape(h) for h in header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(escape(cell) for cell in row) + " |" for row in rows]

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpuready.model import Fact, Fingerprint, Run, Severity
-from gpuready.report.markdown import escape
+from gpuready.report.markdown import escape, link
 from gpuready.report.terminal import inert
 
 _ASKS: dict[str, tuple[str, str]] = {
@@ -127,7 +127,7 @@ def render_triage(run: Run) -> str:
             if found.remedy:
                 lines.append(f"  - Fix: {_prose(found.remedy)}")
             if found.source_url:
-                lines.append(f"  - Source: <{escape(found.source_url)}>")
+                lines.append(f"  - Source: {link(found.source_url)}")
         lines.append("")
     asks = _asks(run)
     if asks:

@@ -325,7 +325,7 @@ def analyse_docs(text: str) -> list[Hit]:
 
 
 def _documented_install(command: str, number: int) -> list[Hit]:
-    """An install command a README shows: CUDA wheels where it takes them (a cuXXX index, a CUDA build), and the
+    """An install command a README shows: CUDA wheels where it takes them (a cu121-style index, a CUDA build), and the
     requirements it names."""
     wheels = bool(CUDA_WHEELS.search(command)) and "rocm" not in command.lower()
     return ([Hit("ci.cuda_wheels", number, command.strip()[:160])] if wheels else []) + _installs(command, number,
