@@ -412,6 +412,10 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_Compare(self, node: ast.Compare) -> None:
         self._cuda_home_used(node, (node.left, *node.comparators))
+        parts = (node.left, *node.comparators)
+        if any(isinstance(p, ast.Constant) and p.value == "xformers" for p in parts) and any(
+                "attention" in dotted(p).lower() for p in parts):  # cfg.efficient_attention_backend == "xformers"
+            self.hit("python.xformers_attention", node, ast.unparse(node)[:120])
         for part in (node.left, *node.comparators):
             inner = part.value if isinstance(part, ast.Subscript) else part
             if isinstance(inner, ast.Call) and dotted(inner.func).endswith("get_device_capability") or (
@@ -459,8 +463,9 @@ class _Visitor(ast.NodeVisitor):
             backend = keywords.get("backend") or (node.args[0] if node.args else None)
             if isinstance(backend, ast.Constant) and isinstance(backend.value, str) and "nccl" in backend.value:
                 self.hit("python.nccl_backend", node, backend.value)
-        if last == "enable_xformers_memory_efficient_attention":
-            self.hit("python.xformers_attention", node, function, self.optional)
+        if last == "enable_xformers_memory_efficient_attention" or "attention" in last.lower() and any(
+                isinstance(arg, ast.Constant) and arg.value == "xformers" for arg in node.args):
+            self.hit("python.xformers_attention", node, function, self.optional)  # set_attention_backend("xformers")
         if last == "inline_asm_elementwise":
             self.hit("triton.inline_asm", node, function)
         elif last == "inline_ptx" or function.endswith("llvm.inline_asm"):  # CuTe DSL's PTX, MLIR's llvm dialect
@@ -585,7 +590,7 @@ def _test_text(node: ast.AST) -> str:
 
 
 _TRIGGERS = re.compile(r"cuda|CUDA|nvcc|nvidia|capability|cpp_extension|inline_asm|inline_ptx|num_warps|nccl|"
-                       r"flash_attention_2|enable_xformers|whl/cu|Tensorrt|"
+                       r"flash_attention_2|xformers|whl/cu|Tensorrt|"
                        r"apex|paged_|_8bit|bnb|-gencode|--expt|-Xptxas|-Xcompiler|diag-suppress|use_fast_math|-arch=|"
                        r"nvtx|cudnn|hip|HIP|rocm|ROCM")
 """A Python file without any of these words can hold no rule hit: only its imports are read."""

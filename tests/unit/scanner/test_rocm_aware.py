@@ -1154,3 +1154,12 @@ def test_docs_that_tell_readers_to_install_the_cuda_toolkit() -> None:
             "To use WhisperX with GPU acceleration, install the CUDA toolkit 12.8 before WhisperX.\n"
             "The CUDA toolkit ships nvcc.\n")
     assert [h.line for h in analyse_docs(text) if h.rule == "docs.cuda_toolkit"] == [1, 2, 3]
+
+
+def test_xformers_chosen_as_the_attention_backend() -> None:
+    """audiocraft's set_efficient_attention_backend("xformers") and `assert cfg.efficient_attention_backend ==
+    "xformers"`; a string "xformers" compared with something that is no attention setting is not a choice of it."""
+    text = ("def load(cfg, name):\n    set_efficient_attention_backend(\"xformers\")\n"
+            "    assert cfg.efficient_attention_backend == \"xformers\", \"v1 needs xformers\"\n"
+            "    if name == \"xformers\":\n        pass\n")
+    assert [h.line for h in analyse_python(text) if h.rule == "python.xformers_attention"] == [2, 3]
