@@ -566,12 +566,12 @@ def test_a_line_passed_over_as_no_label_is_one_the_label_fallbacks_read_nothing_
 
 def _clean_every_line(text: str) -> list[str]:
     """What ``clean_lines`` does, done to every line in turn: the reference its line search must agree with."""
-    from gpuready.probe.paste.segment import _ANSI, _clean_line
+    from gpuready.probe.paste.segment import _ANSI, _FENCE, _clean_line
 
     text = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
     cleaned, fenced = [], False
     for line in text.split("\n"):
-        fence = line.startswith("```")  # a quote mark inside a code fence is no quote
+        fence = bool(_FENCE.match(line))  # a quote mark inside a code fence is no quote
         cleaned.append(_clean_line(line, quoted=not fenced or fence).rstrip())
         fenced = fenced != fence
     return cleaned
@@ -1507,3 +1507,13 @@ def test_what_the_seventeenth_held_out_set_showed_is_read() -> None:
     cut = ("PyTorch version: 2.6.0+cu124\nIs CUDA available: True\nGPU models and configuration:\n"
            "GPU 0: NVIDIA GeForce RTX 3090\nGPU 1: NVIDIA GeForce GTX 1080 Ti\nGPU 2: NVIDIA GeForce GTX 10")
     assert _facts(cut)["gpus"] == ["NVIDIA GeForce RTX 3090", "NVIDIA GeForce GTX 1080 Ti"]
+
+
+def test_a_quote_mark_is_kept_inside_every_kind_of_code_fence() -> None:
+    """Fences as the segmenter knows them (backticks or tildes, up to three spaces in): inside, `>>` is a prompt; a
+    fence quoted behind `>` opens none, so its lines stay a quote."""
+    from gpuready.probe.paste.segment import clean_lines
+
+    assert clean_lines("~~~\n>> x\n~~~\n")[1] == ">> x"
+    assert clean_lines("   ```python\n>> x\n   ```\n")[1] == ">> x"
+    assert clean_lines("> ```\n>> x\n> ```\n")[1] == "x"

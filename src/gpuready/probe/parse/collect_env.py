@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from gpuready.errors import ParseError
 from gpuready.probe.parse.kfd import normalise_gfx_name
-from gpuready.probe.parse.records import GpuRecord
+from gpuready.probe.parse.records import GpuRecord, cut_inside_a_word
 
 _NOTHING = {"", "N/A", "Could not collect", "No CUDA", "None", "No relevant packages"}
 _LINE = re.compile(r"^([A-Za-z][A-Za-z0-9_ ()/.-]*?):(?:\s+(.*?))?\s*$")
@@ -94,14 +94,7 @@ def _gpus(value: str | None, continuation: list[str], vendor_hint: str) -> tuple
             records.append(GpuRecord(vendor="amd" if pci else vendor_hint, index=index, name=name,
                                      pci_device_id=f"0x{pci.group(1).lower()}" if pci else None))
     names = [record.name or "" for record in records]
-    return tuple(record for record in records if not _cut_inside_a_word(record.name or "", names))
-
-
-def _cut_inside_a_word(name: str, names: list[str]) -> bool:
-    """A report pasted up to the middle of a line: ``GPU 4: NVIDIA GeForce GTX 10`` where another GPU is a
-    ``NVIDIA GeForce GTX 1080 Ti`` (the name stops inside a word of a longer one)."""
-    return bool(name) and name[-1].isalnum() and any(
-        len(other) > len(name) and other.startswith(name) and other[len(name)].isalnum() for other in names)
+    return tuple(record for record in records if not cut_inside_a_word(record.name or "", names))
 
 
 def parse_collect_env(text: str) -> CollectEnvReport:

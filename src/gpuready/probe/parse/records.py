@@ -22,3 +22,10 @@ class GpuRecord:
     compute_units: int | None = None
     uuid: str | None = None
     driver_version: str | None = None
+
+
+def cut_inside_a_word(name: str, names: list[str]) -> bool:
+    """Whether ``name`` stops inside a word of a longer one of ``names`` (``NVIDIA GeForce GTX 10`` beside
+    ``NVIDIA GeForce GTX 1080 Ti``): a report pasted up to the middle of a line, not a GPU of its own."""
+    return bool(name) and name[-1].isalnum() and any(
+        len(other) > len(name) and other.startswith(name) and other[len(name)].isalnum() for other in names)

@@ -34,6 +34,7 @@ from gpuready.model import (
 from gpuready.model.build import variant_of
 from gpuready.probe.parse.kfd import normalise_gfx_name
 from gpuready.probe.parse.os_release import parse_os_name
+from gpuready.probe.parse.records import cut_inside_a_word
 from gpuready.probe.paste.clues import (
     LABELLED,
     TOOL,
@@ -289,9 +290,10 @@ def _cut_by_the_table(name: str, names: list[str]) -> bool:
     name that begins so: the same GPU, not a second one. A name that stops inside a word of another one is cut too
     (``NVIDIA GeForce GTX 10`` beside ``NVIDIA GeForce GTX 1080 Ti``: the paste ends in the middle of the line)."""
     cut = clean_gpu_name(name)
-    marked = name.rstrip().endswith(("...", "…"))
-    return any(other != name and (longer := clean_gpu_name(other)).startswith(cut) and len(longer) > len(cut) and (
-        marked or cut[-1:].isalnum() and longer[len(cut)].isalnum()) for other in names)
+    others = [clean_gpu_name(other) for other in names if other != name]
+    if name.rstrip().endswith(("...", "…")):
+        return any(other.startswith(cut) and len(other) > len(cut) for other in others)
+    return cut_inside_a_word(cut, others)
 
 
 def _cut_short(name: str) -> bool:

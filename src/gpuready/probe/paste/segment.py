@@ -102,13 +102,12 @@ def clean_lines(text: str) -> list[str]:
 
 
 def _fenced(lines: Sequence[str], joined: JoinedLines) -> list[tuple[int, int]]:
-    """The line indexes inside Markdown code fences opened and closed by unquoted lines (``>>`` in a fence is no
-    quote: ``>> torch.cuda.is_available()`` is a Python prompt typed short)."""
-    marks = sorted({index + 1 for index in joined.where_word("\n```")} | (
-        {0} if joined.text.startswith("```") else set()))
+    """The spans (opening and closing line index) of the Markdown code fences, found as the segmenter finds them
+    (``_FENCE``; a quoted fence line, behind ``>``, opens none): ``>>`` in a fence is no quote, so
+    ``>> torch.cuda.is_available()`` there is a Python prompt typed short."""
     spans, opened = [], None
-    for index in marks:
-        if index < len(lines) and lines[index].startswith("```"):
+    for index in sorted(joined.where_any(("```", "~~~"))):
+        if _FENCE.match(lines[index]):
             if opened is None:
                 opened = index
             else:
@@ -120,6 +119,7 @@ def _fenced(lines: Sequence[str], joined: JoinedLines) -> list[tuple[int, int]]:
 
 
 def _inside(spans: Sequence[tuple[int, int]], index: int) -> bool:
+    """Whether line ``index`` stands inside one of the fence ``spans`` (between its opening and closing lines)."""
     position = bisect_right(spans, (index, 1 << 62)) - 1
     return position >= 0 and spans[position][0] < index < spans[position][1]
 
