@@ -1,5 +1,6 @@
 """What a framework's version string says about its build (one home): ``2.5.1+rocm6.2`` is a ROCm 6.2 build,
-``2.8.0+cu128`` CUDA 12.8, ``2.6.0+cpu`` CPU-only; ``+rocm7.13.0a20260401`` a dated TheRock pre-release."""
+``2.8.0+cu128`` CUDA 12.8, ``2.6.0+cpu`` CPU-only; ``+rocm7.13.0a20260401`` (or ``+rocm7.0.0rc20250717``) a dated
+TheRock pre-release."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from packaging.version import InvalidVersion, Version
 
 from gpuready.model.fingerprint import BuildVariant
 
-_LABEL = re.compile(r"^(rocm)(\d+(?:\.\d+)*)(a\d{8})?|^(cu)(\d+)|^(cpu)|^(xpu)", re.IGNORECASE)
+_LABEL = re.compile(r"^(rocm)(\d+(?:\.\d+)*)((?:a|rc)\d{8})?|^(cu)(\d+)|^(cpu)|^(xpu)", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)

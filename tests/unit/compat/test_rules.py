@@ -376,6 +376,25 @@ def test_unknown_arch_list_says_how_to_find_it_and_flags_therock_family_wheels(d
     assert unknown.source_url.startswith("https://rocm.docs.amd.com/")
 
 
+def test_a_source_built_rocm_torch_on_a_gpu_its_release_supports_is_expected_to_have_its_kernels(
+        data: Dataset) -> None:
+    """vllm#16474's collect_env (real): torch 2.7.0a0+git295f2ed built with ROCm 6.3 on MI300X (gfx942, supported by
+    6.3): the unshown arch list is an info with how to confirm. The same text with the GPU line made a gfx1031 card
+    (a synthetic edit: 6.3 does not support it) keeps the warning, and so does a dated TheRock tag."""
+    from gpuready.probe.paste import read_paste
+
+    text = next(FIXTURES.glob("pastes-holdout3/h3-vllm-16474-*.txt")).read_text(encoding="utf-8")
+    found = judged(read_paste(text, "vllm#16474"), data)[1]
+    unshown = found["torch.arch_list_unshown"]
+    assert unshown.severity is Severity.INFO and "gfx942" in unshown.remedy and "unknown.torch_arch_list" not in found
+    assert "utils.cmake" in unshown.source_url
+    other_gpu = text.replace("AMD Instinct MI300X (gfx942:sramecc+:xnack-)", "AMD Radeon RX 6700 XT (gfx1031)")
+    assert "AMD Radeon RX 6700 XT" in other_gpu
+    assert judged(read_paste(other_gpu, "edited"), data)[1]["unknown.torch_arch_list"].severity is Severity.WARN
+    nightly = text.replace("2.7.0a0+git295f2ed", "2.7.0a0+rocm6.3.0rc20250717")
+    assert "torch.arch_list_unshown" not in judged(read_paste(nightly, "edited"), data)[1]
+
+
 def test_the_user_space_driver_is_read_from_nvml_library_file_names(data: Dataset) -> None:
     """On the machine: the NVML library's file name carries the user-space release; a loaded module of another
     release is a blocker (illinois-cs-coursework#70 shows it in a paste). Two releases side by side: not judged."""

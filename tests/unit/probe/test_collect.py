@@ -198,6 +198,8 @@ def test_variant_from_version_string() -> None:
         "rocm7.13.0")
     assert build_label("2.8.0+cu128").backend == "12.8" and build_label("2.8.0+cu128").index == "cu128"
     assert build_label("2.4.1+rocm6.0").backend == "6.0" and not build_label("2.4.1+rocm6.0").preview
+    nightly = build_label("2.7.0a0+rocm7.0.0rc20250717")  # TheRock's gfx120X-all nightly (pastes-holdout12)
+    assert nightly.preview and nightly.backend == "7.0.0"
 
 
 def test_container_and_environment() -> None:

@@ -6,10 +6,17 @@ import re
 from collections.abc import Iterator
 
 from gpuready.compat.load import UPDATE_HINT
-from gpuready.compat.query import arch_in_list, install_command, newest_torch, parse_version, wheels_for_arch
+from gpuready.compat.query import (
+    arch_in_list,
+    install_command,
+    newest_torch,
+    parse_version,
+    rocm_release,
+    wheels_for_arch,
+)
 from gpuready.compat.rules.access import LISTING_KINDS
 from gpuready.compat.rules.context import Accelerator, Context, finding
-from gpuready.compat.schema import Backend
+from gpuready.compat.schema import Backend, RocmRelease
 from gpuready.model import BuildVariant, FactStatus, Finding, Severity, Vendor
 from gpuready.model.build import build_label, variant_of
 from gpuready.probe.parse.kfd import normalise_gfx_name
@@ -19,6 +26,9 @@ _FAMILY_FALLBACK = {"gfx103": "gfx1030", "gfx110": "gfx1100", "gfx90": "gfx900"}
 """Community-known (unsupported) HSA_OVERRIDE_GFX_VERSION stand-ins: a sibling ISA the wheel does contain."""
 
 THEROCK_INSTALL = "https://rocm.docs.amd.com/en/7.13.0-preview/frameworks/pytorch/install.html"
+TORCH_HIP_ARCH_DEFAULT = ("https://github.com/pytorch/pytorch/blob/dbd090ee941dde8749bd7c2e8114d77f03fd8b8c/cmake/"
+                          "public/utils.cmake")
+"""torch_hip_get_arch_list: PYTORCH_ROCM_ARCH, else the installed GPUs' targets (rocm_agent_enumerator)."""
 
 
 def override_value(arch: str) -> str:
@@ -192,6 +202,21 @@ def arch_not_in_wheel(context: Context) -> Iterator[Finding]:
                           remedy="run `gpuready env` on the machine (rocminfo / KFD / nvidia-smi report it)")
             continue
         if not arch_list.ok or not arch_list.value:
+            if (backend_vendor is Vendor.AMD and not build_label(str(torch.version.value or "")).preview
+                    and (built_for := _torch_rocm_release(context)) is not None
+                    and all(a.arch in built_for.targets for a in accelerators)):
+                archs = sorted({str(a.arch) for a in accelerators})
+                yield finding("torch.arch_list_unshown", Severity.INFO,
+                              f"The architectures compiled into torch {torch.version.value} are not shown; it is built "
+                              f"for ROCm {built_for.version}, which supports {', '.join(archs)}. A ROCm build of torch "
+                              "compiles for the GPUs of the machine it is built on unless PYTORCH_ROCM_ARCH names "
+                              "others, and AMD's builds name their release's supported targets, so the kernels are "
+                              "expected to be there.",
+                              evidence={"torch": torch.version.value, "ROCm": built_for.version, "GPU": archs},
+                              remedy="to confirm, `python -c \"import torch; print(torch.cuda.get_arch_list())\"` "
+                                     f"must list {', '.join(archs)}",
+                              source_url=TORCH_HIP_ARCH_DEFAULT)
+                return
             remedy = ("on that machine, `python -c \"import torch; print(torch.cuda.get_arch_list())\"` lists them "
                       f"(`gpuready env` records them); {accelerator.arch} must be among them")
             source = ""
@@ -224,6 +249,14 @@ def arch_not_in_wheel(context: Context) -> Iterator[Finding]:
                       evidence={"GPU arch": accelerator.arch, "compiled archs": arch_list.value,
                                 "arch list from": arch_list.source},
                       remedy=remedy, source_url=release.source if release else "")
+
+
+def _torch_rocm_release(context: Context) -> RocmRelease | None:
+    """The data's entry for the ROCm release torch was built with (its HIP version), else for the installed ROCm."""
+    torch = context.torch
+    backend = parse_version(str(torch.backend_version.value or "")) if torch is not None else None
+    release = parse_version(".".join(str(p) for p in backend.release[:2])) if backend is not None else None
+    return rocm_release(context.data, release) if release is not None else context.rocm
 
 
 def _every_build_covers(context: Context, accelerator: Accelerator) -> tuple[str, list[str]] | None:
