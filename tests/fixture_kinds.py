@@ -13,6 +13,7 @@ import yaml
 from gpuready.model import Fact, to_dict
 from gpuready.probe.parse import parse_fact
 from gpuready.probe.parse.amd_smi import (
+    parse_amd_smi_default,
     parse_amd_smi_list,
     parse_amd_smi_static,
     parse_amd_smi_version,
@@ -96,6 +97,8 @@ def parser_for(fixture: Fixture) -> Callable[[str], Any]:
             return parse_amd_smi_version
         if case.startswith("list"):
             return parse_amd_smi_list
+        if case.startswith("default"):
+            return parse_amd_smi_default
         return parse_amd_smi_static
     if kind == "nvidia-smi-query":
         fields = _query_fields(fixture)

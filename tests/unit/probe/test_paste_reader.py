@@ -1517,3 +1517,25 @@ def test_a_quote_mark_is_kept_inside_every_kind_of_code_fence() -> None:
     assert clean_lines("~~~\n>> x\n~~~\n")[1] == ">> x"
     assert clean_lines("   ```python\n>> x\n   ```\n")[1] == ">> x"
     assert clean_lines("> ```\n>> x\n> ```\n")[1] == "x"
+
+
+def test_amd_smis_default_table_is_read_whole_or_as_a_fragment() -> None:
+    """The table plain ``amd-smi`` prints (ROCm 7.0 on), from AMD's changelog and a pull request (real fixtures):
+    each GPU with its PCI address and memory, the ROCm and amdgpu versions of its title; a name-only row (the table
+    cut after the device rows, quoted in prose) still names the GPU; 'Linuxver' is no driver version."""
+    table = (FIXTURES / "amd-smi/default-table-mi300x-8gpu-rocm7.0.0.txt").read_text(encoding="utf-8")
+    fp = read_paste("$ amd-smi\n" + table, "amdsmi changelog")
+    assert len(fp.devices) == 8 and {d.name.value for d in fp.devices} == {"AMD Instinct MI300X"}
+    assert fp.devices[7].pci_bus.value == "0000:df:00.0" and fp.devices[0].memory_bytes.value == 196592 * 2**20
+    assert str(fp.stack.rocm_version.value) == "7.0.0" and fp.stack.amdgpu_driver_version.value == "6.12.12"
+    assert fp.sections[0].kind == "amd-smi-default"
+    apu = read_paste((FIXTURES / "amd-smi/default-table-radeon8050s-rocm6.4.1-cut.txt").read_text(encoding="utf-8"),
+                     "amdsmi#110")
+    assert [d.name.value for d in apu.devices] == ["Radeon 8050S Graphics"]
+    assert str(apu.stack.rocm_version.value) == "6.4.1" and apu.stack.amdgpu_driver_version.value is None
+    row = table.splitlines()[7]
+    assert "MI300X" in row
+    fragment = read_paste(f"amd-smi shows the card but nothing runs: {table.splitlines()[1]}\n{row}\n", "fragment")
+    assert [d.name.value for d in fragment.devices] == ["AMD Instinct MI300X"]
+    unnamed = read_paste(table.replace("   AMD Instinct MI300X |", "                0x74a1 |"), "device ids")
+    assert not [d for d in unnamed.devices if d.name.value] and unnamed.devices[0].pci_device_id.value == "0x74a1"

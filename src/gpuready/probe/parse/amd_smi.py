@@ -1,4 +1,4 @@
-"""Parsers for ``amd-smi version|list|static --json`` and ``rocm-smi ... --json``."""
+"""Parsers for ``amd-smi version|list|static --json``, the table plain ``amd-smi`` prints, and ``rocm-smi --json``."""
 
 from __future__ import annotations
 
@@ -201,6 +201,53 @@ def parse_amd_smi_version(text: str) -> AmdSmiVersion:
     if result == AmdSmiVersion():
         raise ParseError("no version fields (version, amdsmi_library_version, rocm_version)")
     return result
+
+
+@dataclass(frozen=True, slots=True)
+class AmdSmiDefault:
+    """The table plain ``amd-smi`` prints (amd-smi 26, ROCm 7.0 and later): versions in its title, one row pair per
+    GPU."""
+
+    tool_version: str | None
+    rocm_version: str | None
+    """None where it says N/A (no ROCm install found beside the tool)."""
+    amdgpu_version: str | None
+    """None where the kernel's own amdgpu has no version (the title then shows ``Linuxver``, /proc/version cut)."""
+    gpus: tuple[GpuRecord, ...]
+
+
+_DEFAULT_TITLE = re.compile(r"AMD-SMI\s+(\S+)\s+amdgpu version:\s*(\S+)\s+ROCm version:\s*(\S+)")
+_DEFAULT_NAME_ROW = re.compile(r"^\|\s*([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(.*?)\s*\|")
+_DEFAULT_INDEX_ROW = re.compile(r"^\|\s*(\d+)\s+(?:\d+|N/A)\s+(?:\d+|N/A)\s+\S+\s*\|.*?(?:(\d+)/(\d+) MB)?\s*\|?\s*$")
+
+
+def parse_amd_smi_default(text: str) -> AmdSmiDefault:
+    """``amd-smi`` with no command: the title line ``AMD-SMI 26.0.0+eaa54ecc  amdgpu version: 6.12.12  ROCm version:
+    7.0.0``, then per GPU a row with its PCI address and name and a row with its index and memory used/total. A name
+    the tool could not look up (it prints the device id, ``0x1586``) is kept as the device id."""
+    title = _DEFAULT_TITLE.search(text)
+    records: list[GpuRecord] = []
+    pending: tuple[str, str] | None = None
+    for line in text.splitlines():
+        line = line.strip()
+        if name_row := _DEFAULT_NAME_ROW.match(line):
+            pending = (name_row.group(1).lower(), name_row.group(2))
+            continue
+        if pending is not None and (index_row := _DEFAULT_INDEX_ROW.match(line)):
+            bus, name = pending
+            device_id = name.lower() if re.fullmatch(r"0x[0-9a-fA-F]{4}", name) else None
+            total = _int(index_row.group(3))
+            records.append(GpuRecord(vendor="amd", index=int(index_row.group(1)),
+                                     name=None if device_id or name in _MISSING else name,
+                                     pci_bus=bus, pci_device_id=device_id,
+                                     memory_bytes=total * 2**20 if total is not None else None))
+        pending = None
+    if title is None and not records:
+        raise ParseError("expected amd-smi's table: an 'AMD-SMI <version>  amdgpu version: ...  ROCm version: ...' "
+                         "title or '| <PCI address>  <GPU name> |' rows")
+    tool, amdgpu, rocm = title.groups() if title else (None, None, None)
+    return AmdSmiDefault(tool_version=_text(tool), rocm_version=_version_or_none(_text(rocm)),
+                         amdgpu_version=_version_or_none(_text(amdgpu)), gpus=tuple(records))
 
 
 @dataclass(frozen=True, slots=True)

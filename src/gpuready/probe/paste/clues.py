@@ -600,6 +600,10 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      lambda m: iter([("gpu.name", m.group(1) or m.group(2)), ("gpu.arch", m.group(3))]), "with cuda capability"),
     # rocm-smi and amd-smi text
     (r"^GPU\[\d+\]\s*:\s*Card (?:Series|series)\s*:\s*(.+?)\s*$", _one("gpu.name")),
+    # amd-smi's default table (ROCm 7.0+): "| 0000:0c:00.0    AMD Instinct MI300X | 13 %     60 °C ..." (the device
+    # row under "BDF  GPU-Name"; a card pci.ids does not name shows its device id, "0x1586", which is not read)
+    (r"^\|\s*[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+((?:AMD|Radeon|Instinct)\b[^|]*?)\s*\|",
+     _one("gpu.name"), ("amd", "radeon", "instinct")),
     # SGLang's check_env: "GPU 0,1,2,3,4,5,6,7: AMD Instinct MI300X" (one line for identical GPUs) and its driver line
     (r"^GPU ((?:\d+,)+\d+)\s*:\s*(\S.*?)\s*$", lambda m: iter([("gpu.named", m.group(2), m.group(1).count(",") + 1)]),
      "gpu "),

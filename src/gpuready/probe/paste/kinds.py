@@ -30,6 +30,7 @@ from gpuready.model import (
 )
 from gpuready.probe.devices import merge_devices
 from gpuready.probe.parse.amd_smi import (
+    parse_amd_smi_default,
     parse_amd_smi_list,
     parse_amd_smi_static,
     parse_amd_smi_version,
@@ -56,6 +57,7 @@ class ReportKind(str, enum.Enum):
     AMD_SMI_STATIC = "amd-smi-static"
     AMD_SMI_LIST = "amd-smi-list"
     AMD_SMI_VERSION = "amd-smi-version"
+    AMD_SMI_DEFAULT = "amd-smi-default"
     ROCM_SMI = "rocm-smi"
     NVIDIA_SMI_CSV = "nvidia-smi-csv"
     KFD_PROPERTIES = "kfd-properties"
@@ -84,6 +86,7 @@ _LSB = re.compile(r"^DISTRIB_ID=", re.MULTILINE)
 _OS_RELEASE = re.compile(r"^(ID|VERSION_ID|PRETTY_NAME)=", re.MULTILINE)
 _VERSION_FILE = re.compile(r"\s*\d+\.\d+(\.\d+)?(-\d+)?\s*")
 _AMD_SMI_LIST = re.compile(r"\s*GPU: \d+\s*\n\s*BDF:")
+_AMD_SMI_DEFAULT = re.compile(r"^\|\s*(?:AMD-SMI \S+\s+amdgpu version:|BDF\s+GPU-Name\s*\|)", re.MULTILINE)
 
 
 def detect_kind(text: str) -> ReportKind | None:
@@ -118,6 +121,8 @@ def detect_kind(text: str) -> ReportKind | None:
         return ReportKind.AMD_SMI_VERSION
     if _AMD_SMI_LIST.match(text):
         return ReportKind.AMD_SMI_LIST
+    if ("AMD-SMI " in text or "GPU-Name" in text) and _AMD_SMI_DEFAULT.search(text):
+        return ReportKind.AMD_SMI_DEFAULT
     first_row = stripped[:stripped.find("\n")] if "\n" in stripped else stripped
     if "," in first_row:  # a CSV's first row has its columns (a header or a GPU)
         if _first_rows_differ(text):
@@ -297,6 +302,20 @@ def fingerprint_of_kind(kind: ReportKind, text: str, origin: str, source: str) -
             stack=Stack(rocm_version=rocm, amdgpu_driver_version=Fact.maybe(version.amdgpu_version, "amd-smi version"),
                         amd_smi_version=Fact.maybe(version.tool_version, "amd-smi version")),
             probes=not_listed,
+            origin=origin,
+        )
+    if kind is ReportKind.AMD_SMI_DEFAULT:
+        table = parse_amd_smi_default(text)
+        rocm = Fact.absent("amd-smi", "amd-smi's table says N/A: it found no ROCm install beside it")
+        if table.rocm_version:
+            try:
+                rocm = Fact.of(Version(table.rocm_version), "amd-smi")
+            except InvalidVersion:
+                rocm = Fact.error("amd-smi", f"unreadable ROCm version {table.rocm_version!r}")
+        return Fingerprint(
+            devices=merge_devices([("amd-smi", list(table.gpus))]),
+            stack=Stack(rocm_version=rocm, amdgpu_driver_version=Fact.maybe(table.amdgpu_version, "amd-smi"),
+                        amd_smi_version=Fact.maybe(table.tool_version, "amd-smi")),
             origin=origin,
         )
     if kind is ReportKind.TOPOLOGY:

@@ -65,6 +65,7 @@ _COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGN
     (r"\bamd-smi\s+version\b", "amd-smi-version"),
     (r"\bamd-smi\s+static\b.*--json", "amd-smi-static"),
     (r"\bamd-smi\s+list\b", "amd-smi-list"),
+    (r"\bamd-smi\s*$", "amd-smi-default"),  # no command: the default table (ROCm 7.0 on; earlier ones print help)
     (r"\bamd-smi\b", "amd-smi-text"),
     (r"\bnvidia-smi\b.*--query-gpu", "nvidia-smi-csv"),
     (r"\bnvidia-smi\b.*\s-q\b", "nvidia-smi-q"),
@@ -95,7 +96,8 @@ _COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGN
     (r"^\s*(?:\w+=\S*\s+)*(sudo\s+)?\S*python\d?(\.\d+)?\s*$", "python-session"),
 ))
 STRUCTURED = {"collect-env", "rocminfo", "rocm-smi", "amd-smi-version", "amd-smi-static", "amd-smi-list",
-              "nvidia-smi-csv", "topology", "os-release", "lsb-release", "rocm-version-file", "nvidia-proc-version"}
+              "amd-smi-default", "nvidia-smi-csv", "topology", "os-release", "lsb-release", "rocm-version-file",
+              "nvidia-proc-version"}
 _VLLM_LINE = re.compile(r"^(\s*[A-Za-z][\w ()/.\-]*?[\w)])\s{2,}:\s?(.*)$")
 
 
