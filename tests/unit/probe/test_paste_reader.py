@@ -1237,6 +1237,10 @@ def test_what_the_tenth_held_out_set_showed_is_read() -> None:
     rocm = _facts("_CudaDeviceProperties(name='AMD Radeon RX 7900 XTX', major=11, minor=0, gcnArchName='gfx1100', "
                   "total_memory=24560MB, multi_processor_count=48)\n")
     assert rocm["archs"] == ["gfx1100"]  # a ROCm build's major/minor are no sm_ target
+    # pytorch#100795 (held-out set 18): an older ROCm build prints no gcnArchName; 10.3 is no sm_103
+    old_rocm = _facts("_CudaDeviceProperties(name='AMD Radeon RX 6900 XT', major=10, minor=3, total_memory=16368MB, "
+                      "multi_processor_count=40)\n")
+    assert (old_rocm["gpus"], old_rocm["archs"], old_rocm["available"]) == (["AMD Radeon RX 6900 XT"], [], True)
     assert _facts("I followed AMD's guide and I still get `Is CUDA available: False`\n")["available"] is False
     ollama = ('time=2025-07-28T13:10:41.715+03:00 level=INFO source=ggml.go:375 msg="offloaded 0/35 layers to GPU"\n')
     assert _facts(ollama)["errors"] == ["cpu_fallback"]
@@ -1539,3 +1543,14 @@ def test_amd_smis_default_table_is_read_whole_or_as_a_fragment() -> None:
     assert [d.name.value for d in fragment.devices] == ["AMD Instinct MI300X"]
     unnamed = read_paste(table.replace("   AMD Instinct MI300X |", "                0x74a1 |"), "device ids")
     assert not [d for d in unnamed.devices if d.name.value] and unnamed.devices[0].pci_device_id.value == "0x74a1"
+
+
+def test_error_lines_of_held_out_set_18() -> None:
+    """Messages first met in held-out set 18 (real): a GPU off the bus (open-gpu-kernel-modules#387), a container
+    whose CUDA the driver is too old for (PETRIC2#27), rocm-smi with no GPU up (ROCm#4533)."""
+    assert _facts("nvidia-smi outputs the following error: Unable to determine the device handle for GPU "
+                  "0000:0B:00.0: Unknown Error.\n")["errors"] == ["nvidia_gpu_lost"]
+    assert _facts("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your "
+                  "driver to a newer version, or use an earlier cuda container\n")["errors"] == [
+        "cuda_driver_insufficient"]
+    assert _facts("      WARNING: No AMD GPUs specified\n")["errors"] == ["no_gpu_found"]

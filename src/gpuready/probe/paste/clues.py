@@ -162,6 +162,16 @@ def _invoke_devices(match: re.Match[str]) -> Iterator[tuple[str, str]]:
         yield "torch.available", "True"
 
 
+def _device_properties(match: re.Match[str]) -> Iterator[tuple[str, str]]:
+    """``_CudaDeviceProperties(name='NVIDIA A100-SXM4-80GB', major=8, minor=0, ...)`` without a gcnArchName: the GPU,
+    torch using it, and on NVIDIA the compute capability as the sm_ target."""
+    name = match.group(1)
+    yield "gpu.name", name
+    yield "torch.available", "True"
+    if not re.search(r"AMD|Radeon|Instinct", name, re.IGNORECASE):
+        yield "gpu.arch", f"sm_{match.group(2)}{match.group(3)}"
+
+
 def _torch_detected(match: re.Match[str]) -> Iterator[tuple[str, str]]:
     """``Torch detected GPU: NVIDIA GeForce RTX 4060 Laptop GPU VRAM 8188 Arch (8, 9) Cores 24``: the GPU, torch using
     it, and on NVIDIA the compute capability as the sm_ target (ROCm reports (11, 0) for every gfx110x)."""
@@ -668,9 +678,10 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      _torch_variant, ("+rocm", "+cu", "+cpu")),
     (r"name='([^']+)'.*?gcnArchName='(gfx[0-9a-f]+)", _many(("gpu.name", 1), ("gpu.arch", 2))),
     # torch.cuda.get_device_properties(0) on a CUDA build: major/minor are the compute capability (the sm_ target);
-    # on a ROCm build they are not (its gcnArchName, read above, is the target)
-    (r"_CudaDeviceProperties\(name='([^']+)', major=(\d+), minor=(\d)\b(?!.*gcnArchName)", lambda m: iter(
-        [("gpu.name", m.group(1)), ("gpu.arch", f"sm_{m.group(2)}{m.group(3)}")]), "_cudadeviceproperties("),
+    # on a ROCm build they are not (its gcnArchName, read above, is the target; without it, an AMD GPU's 10.3 does not
+    # say which gfx103x). Either way torch reached the GPU to print them.
+    (r"_CudaDeviceProperties\(name='([^']+)', major=(\d+), minor=(\d)\b(?!.*gcnArchName)", _device_properties,
+     "_cudadeviceproperties("),
     (r"\b(Cuda|Rocm|Gpu|Cpu|cuda|rocm|gpu|cpu)(?:Device)?\(id=(\d+)\)", _jax_device, "(id="),
     # `torch.cuda.is_available() == True  # True`: a comparison its writer marked as holding
     (r"^\s*(?P<expr>(?:torch|jax)\.[\w.]+(?:\((?:[^()]|\([^()]*\))*\))?)\s*==\s*(?P<value>\S.*?)\s*#\s*True\s*$",
