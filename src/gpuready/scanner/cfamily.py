@@ -17,7 +17,7 @@ from gpuready.scanner.cuda_apis import unsupported_api_hits
 from gpuready.scanner.hits import Hit
 
 CUDA_SIGNS = re.compile(r'#\s*include\s*[<"](cuda\w*|cublas\w*|cudnn\w*|cub/|cutlass/|cute/|mma\.h|nvrtc|curand|'
-                        r'cooperative_groups|cusparse|cufft|nvToolsExt|cuda/std)|\b__global__\b|\b__device__\b|'
+                        r'cooperative_groups|cusparse|cufft|nvToolsExt|cuda/std|NvInfer|NvOnnxParser)|\b__global__\b|\b__device__\b|'
                         r'\bthreadIdx\.|\b__shfl\w*_sync\b|'
                         r'\basm\s+(?:volatile\s*)?\(\s*"\s*(?:ldmatrix|stmatrix|w?mma|wgmma|cp\.async|ld\.(?:shared|global)|'
                         r'st\.(?:shared|global)|bar\.sync|shfl\.sync|lop3|prmt|red\.|atom\.)')  # a header of PTX macros

@@ -183,11 +183,20 @@ def test_an_error_only_else_is_no_other_implementation_and_more_ptx_instructions
     ("  nvrtcCompileProgram(prog, 0, nullptr);", "kernel.nvrtc"),
     ("#include <nvshmem.h>", "kernel.nvshmem"),  # DeepEP's GPU-initiated all-to-all
     ("  nvshmemx_barrier_all_on_stream(stream);", "kernel.nvshmem"),
+    ('#include "NvInfer.h"', "kernel.tensorrt"),  # torch2trt's plugins, tensorrt-cpp-api's engine
+    ("#include <NvOnnxParser.h>", "kernel.tensorrt"),
+    ("  std::unique_ptr<nvinfer1::IBuilder> builder;", "kernel.tensorrt"),
     ("  auto g = cooperative_groups::tiled_partition<32>(block); __shfl_sync(0xffffffff, v, 0);",
      "kernel.warp_size_32"),
 ])
 def test_kernel_classes(line: str, rule: str, kb: KnowledgeBase) -> None:
     assert rule in {r for r, _ in _rule_lines("#include <cuda_runtime.h>\n" + line + "\n", kb)}
+
+
+def test_a_cpp_file_that_includes_only_tensorrt_is_read_for_kernel_patterns() -> None:
+    from gpuready.scanner.cfamily import uses_cuda
+
+    assert uses_cuda('#pragma once\n#include "NvInfer.h"\n') and not uses_cuda('#include "NvidiaLike.h"\n')
 
 
 def test_python_vendor_branches_and_feature_switches() -> None:
