@@ -62,10 +62,10 @@ from gpuready.scanner.dependencies import (
     analyse_setup_py,
 )
 from gpuready.scanner.hits import Hit
-from gpuready.scanner.kb import KnowledgeBase
+from gpuready.scanner.kb import KnowledgeBase, PackageEntry
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "47"
+SCANNER_VERSION = "48"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -612,6 +612,13 @@ _INSTRUCTIONS = (".md", ".rst", ".sh", ".bash", ".slurm", ".sbatch", "makefile",
 vendors a copy of still requires it)."""
 
 
+def _is_the_project(entry: PackageEntry, own: frozenset[str]) -> bool:
+    """Whether a known package is the scanned project itself (scanning exllamav2, whose ``import exllamav2_ext`` loads
+    the extension its own build makes under a name set in a variable): a project is no dependency of its own."""
+    names = {entry.name, *entry.pip_names}
+    return any(re.sub(r"[-.]+", "_", name.lower()) in own for name in names)
+
+
 def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozenset[str] = frozenset(),
                  layout: Layout | None = None) -> list[Finding]:
     """One file's hits as findings: one per package per file, one per rule per file (its first line, the others
@@ -639,7 +646,7 @@ def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozens
                         hit.detail).lower()) in own:
                     continue  # the project itself (a README's or a script's `pip install gsplat`)
                 entry = kb.by_pip_name(requirement_name(hit.detail))
-            if entry is None:
+            if entry is None or hit.rule == "import" and _is_the_project(entry, own):
                 continue
             package_lines.setdefault(entry.name, []).append(hit.line)
             if entry.name in seen_packages:

@@ -15,8 +15,10 @@ _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseExcept
 _FLAG = re.compile(r"(?i:available|has_|_has|enable|use_|is_|installed|supported|flag|getenv|environ|can_|_import)|"
                    r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 """An if-test on one of these guards an import: the import is allowed to fail (an ALL_CAPS_NAME is a config flag)."""
-_SWITCH = re.compile(r"getenv|environ|\b(?!CUDA_|TORCH_CUDA|ROCM_|HIP_)[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
-"""An if-test on one of these is a feature switch for code too: an environment variable or a config constant."""
+_SWITCH = re.compile(r"getenv|environ|\b(?!CUDA_|TORCH_CUDA|ROCM_|HIP_)[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|"
+                     r"\bis_\w+_available\s*\(")
+"""An if-test on one of these is a feature switch for code too: an environment variable, a config constant, or a probe
+whether a package is installed (``is_flash_attn_2_available()``: its body runs only where the user installed it)."""
 _ROCM_TEST = re.compile(r"version\.hip|\bis_hip\b|\bIS_HIP\w*|\bIS_ROCM\b|\bis_rocm\b|\bIS_AMD\b|\bis_amd\b|"
                         r"\bHIP_BUILD\b|\bUSE_ROCM\b|\bBUILD_FOR_ROCM\b|\bROCM_VERSION\b|['\"]rocm['\"]|['\"]hip['\"]")
 _CUDA_TEST = re.compile(r"\bIS_NVIDIA\w*|\bis_nvidia\w*|version\.cuda|\bis_cuda\b|\bIS_CUDA\b|\bCUDA_VERSION\b|"

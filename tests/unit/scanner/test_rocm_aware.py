@@ -276,6 +276,16 @@ def test_nvidia_only_helpers_predicates_and_lists_of_names() -> None:
     assert "python.flash_attention_2_config" not in [h.rule for h in analyse_python(names)]
     chosen = "model = load(attn_implementation='flash_attention_2')\n"
     assert "python.flash_attention_2_config" in [h.rule for h in analyse_python(chosen)]
+    # 2noise/ChatTTS (scan corpus 18): chosen only where flash-attn is installed, a feature the user opts into
+    probed = ("def build(self, config):\n    if self.use_flash_attn and is_flash_attn_2_available():\n"
+              "        return LlamaConfig(**config, attn_implementation='flash_attention_2')\n"
+              "    return LlamaConfig(**config)\n")
+    hit = next(h for h in analyse_python(probed) if h.rule == "python.flash_attention_2_config")
+    assert hit.optional
+    unprobed = probed.replace(" and is_flash_attn_2_available()", "")
+    assert not next(h for h in analyse_python(unprobed) if h.rule == "python.flash_attention_2_config").optional
+    gpu = probed.replace("is_flash_attn_2_available()", "torch.cuda.is_available()")  # a GPU being there is no opt-in
+    assert not next(h for h in analyse_python(gpu) if h.rule == "python.flash_attention_2_config").optional
     flags = "FLAGS = ['-O3', '--expt-relaxed-constexpr']\n"  # an nvcc flag list is still read
     assert "build.nvcc_flags" in [h.rule for h in analyse_python(flags)]
     shown = "import torch\nprint(f'cuda {torch.version.cuda}')\n"

@@ -67,3 +67,27 @@ def test_the_extension_a_project_builds_is_its_own_module_not_a_dependency(tmp_p
     assert not [f for f in own.findings if f.code == "scan.package.causal-conv1d"]
     used = api.scan(ScanConfig(elsewhere, cache=False, jobs=1))
     assert [f.location for f in used.findings if f.code == "scan.package.causal-conv1d"] == ["app/model.py:1"]
+
+
+def test_a_project_whose_extension_name_is_a_variable_is_still_not_its_own_dependency(tmp_path: Path) -> None:
+    """turboderp/exllamav2 names its extension in a variable (`CUDAExtension(extension_name, ...)`) and imports
+    `exllamav2_ext`, an import name of the exllamav2 package the knowledge base knows: scanning exllamav2 itself,
+    that is no dependency. A project that only uses it still gets the finding."""
+    (tmp_path / "exllamav2").mkdir()
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+        "extension_name = 'exllamav2_ext'\n"
+        "setup(name='exllamav2', packages=['exllamav2'],\n"
+        "      ext_modules=[CUDAExtension(extension_name, ['exllamav2/ext.cpp'])],\n"
+        "      cmdclass={'build_ext': BuildExtension})\n")
+    (tmp_path / "exllamav2" / "__init__.py").write_text("")
+    (tmp_path / "exllamav2" / "ext.py").write_text("try:\n    import exllamav2_ext\nexcept ModuleNotFoundError:\n"
+                                                   "    exllamav2_ext = None\n")
+    itself = api.scan(ScanConfig(tmp_path, cache=False, jobs=1))
+    assert not [f for f in itself.findings if f.code == "scan.package.exllamav2"]
+    user = tmp_path / "user"
+    (user / "app").mkdir(parents=True)
+    (user / "app" / "__init__.py").write_text("")
+    (user / "app" / "infer.py").write_text("import exllamav2_ext\n")
+    used = api.scan(ScanConfig(user, cache=False, jobs=1))
+    assert [f.location for f in used.findings if f.code == "scan.package.exllamav2"] == ["app/infer.py:1"]
