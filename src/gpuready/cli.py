@@ -21,9 +21,9 @@ from gpuready.errors import ExitCode, GpureadyError, InputError
 if TYPE_CHECKING:
     from gpuready.model import Run
 
-REPORT_KINDS = ("run", "collect-env", "rocminfo", "amd-smi-static", "amd-smi-list", "amd-smi-version", "rocm-smi",
-                "nvidia-smi-csv", "kfd-properties", "os-release", "lsb-release", "nvidia-proc-version",
-                "rocm-version-file", "topology")
+REPORT_KINDS = ("run", "collect-env", "rocminfo", "amd-smi-static", "amd-smi-list", "amd-smi-version",
+                "amd-smi-default", "rocm-smi", "nvidia-smi-csv", "kfd-properties", "os-release", "lsb-release",
+                "nvidia-proc-version", "rocm-version-file", "topology")
 """The values of ``probe.paste.ReportKind``, kept here so ``--help`` does not import the probe layer (tested)."""
 
 FIELD_OPTIONS = {"gpu": "--gpu", "os": "--os", "rocm": "--rocm", "framework": "--framework", "device": "--device",
