@@ -59,6 +59,8 @@ def mirrors() -> Path:
 def snapshot(label: Label, cache: Path | None = None) -> Path | None:
     """The labelled commit's tree, exported once from a local mirror (None when no mirror is present)."""
     mirror = mirrors() / label.repo.replace("/", "+") / "repo"
+    if (mirror / ".git").is_dir():  # some mirrors arrive as a clone (repo/.git) rather than a bare repository
+        mirror = mirror / ".git"
     if not mirror.is_dir():
         return None
     target = (cache or Path(tempfile.gettempdir()) / "gpuready-scan-corpus") / f"{label.repo.replace('/', '__')}-" \
