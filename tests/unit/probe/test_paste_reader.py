@@ -1128,7 +1128,9 @@ def test_runtime_errors_crashes_and_nvml_in_a_container_are_evidence() -> None:
     """pytorch#126015 (HIP error: invalid argument), ROCm#1930 (gdb stopped inside libamdhip64), TheRock#2595 (a
     bare segmentation fault), nvidia-container-toolkit#1227 (NVML Unknown Error); a more telling code on the same
     line wins over the generic one (cuInit)."""
-    assert _facts("RuntimeError: HIP error: invalid argument\n")["errors"] == ["gpu_runtime_error"]
+    assert _facts("RuntimeError: HIP error: invalid argument\n")["errors"] == ["hip_invalid_value"]
+    assert _facts("RuntimeError: HIP error: an illegal memory access was encountered\n")["errors"] == [
+        "gpu_runtime_error"]
     assert _facts("RuntimeError: HIP error: invalid device function\n")["errors"] == ["invalid_device_function"]
     assert _facts("0x00007fb4d0e534c5 in ?? () from /opt/rocm/lib/libamdhip64.so.5\n")["errors"] == [
         "segfault_in_hip_runtime"]
@@ -1338,7 +1340,7 @@ def test_what_the_twelfth_held_out_set_showed_is_read() -> None:
                   "[[gpu]]\n")["errors"] == ["container_gpu_runtime_missing"]
     assert _facts("Error: TensileLibrary.dat not found\n")["errors"] == ["rocblas_no_library_for_gpu"]
     assert _facts("rocm_driver.cc:1294] failed to query device memory info: HIP_ERROR_InvalidValue\n")[
-        "errors"] == ["gpu_runtime_error"]
+        "errors"] == ["hip_invalid_value"]
 
 
 def test_what_the_thirteenth_held_out_set_showed_is_read() -> None:
@@ -1554,3 +1556,25 @@ def test_error_lines_of_held_out_set_18() -> None:
                   "driver to a newer version, or use an earlier cuda container\n")["errors"] == [
         "cuda_driver_insufficient"]
     assert _facts("      WARNING: No AMD GPUs specified\n")["errors"] == ["no_gpu_found"]
+
+
+def test_what_the_nineteenth_held_out_set_showed_is_read() -> None:
+    """Real lines first met in held-out set 19: an nvidia-smi table indented inside a log (TGI#908), 'Radeon AI PRO'
+    (llama.cpp#26996), a remark in parentheses before the rest of the machine (llama.cpp#5712), the Python a traceback
+    runs ('.../lib/python3.8/site-packages/...'), made precise by a sentence that names the same release, CUDA error
+    804 in a container (TorchPod#43), and HIP's 'invalid argument' (ROCm#3999)."""
+    indented = ("nvidia-smi:\n   +--------------------+\n"
+                "   |   0  NVIDIA A10                     On  | 00000000:01:00.0 Off |                    0 |\n")
+    assert _facts(indented)["gpus"] == ["NVIDIA A10"]
+    assert _facts("Hardware: AMD Radeon AI PRO R9700 (gfx1201, RDNA4), 32 GB VRAM.\n")["gpus"] == [
+        "AMD Radeon AI PRO R9700"]
+    machine = _facts("Windows 10 (latest fully updated) i7-4770 16GB ram\nRadeon VII 16GB vram\n")
+    assert machine["os"] == "Windows 10" and machine["gpus"] == ["Radeon VII"]
+    assert _facts("Ubuntu 22.04 (Jammy Jellyfish)\n")["os"] == "Ubuntu 22.04 (Jammy Jellyfish)"
+    traceback = ('  File "/opt/conda/lib/python3.8/site-packages/torch/cuda/__init__.py", line 52, in <module>\n'
+                 "RuntimeError: CUDA error: invalid argument\n")
+    assert _facts(traceback)["python"] == "3.8" and _facts(traceback)["errors"] == ["gpu_runtime_error"]
+    assert _facts("I am running Python 3.8.10.\n\n" + traceback)["python"] == "3.8.10"
+    assert _facts("Error 804: forward compatibility was attempted on non supported HW\n")["errors"] == [
+        "cuda_driver_insufficient"]
+    assert _facts("RuntimeError: HIP error: invalid argument\n")["errors"] == ["hip_invalid_value"]

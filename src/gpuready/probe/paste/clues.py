@@ -264,7 +264,7 @@ _DISTRO = re.compile(r"\b(Ubuntu|Kubuntu|Xubuntu|Lubuntu|Debian|Fedora|RHEL|Red 
 _GPU_PREFIX = r"(?:(?:AMD|NVIDIA|ASUS|GIGABYTE|MSI|Sapphire|XFX|PowerColor|Zotac|EVGA)\s+)*"
 """Vendor and board-maker words before a GPU's name; each spelled once (the pattern ignores case: two spellings of
 one word made every repeated word a choice of two, exponential on "AMD AMD AMD ...")."""
-_GPU_FAMILY = (r"(?:(?:Radeon(?:\(TM\))?|Instinct|FirePro|GeForce|Tesla|Quadro|TITAN)\s*(?:PRO\s+)?"
+_GPU_FAMILY = (r"(?:(?:Radeon(?:\(TM\))?|Instinct|FirePro|GeForce|Tesla|Quadro|TITAN)\s*(?:(?:AI\s+)?PRO\s+)?"
                r"(?:RX\s*|RTX\s*|GTX\s*|VII\b)?)")
 _GPU_MODEL = (r"(?:RX\s?\d{3,4}M?(?:\s?(?:XTX|XT|GRE|S))?|MI-?\d{2,3}[A-Z]?|W\d{4}|\d{3,4}\s?(?:XTX|XT)|"
               r"RTX\s?\d{4}D?(?:\s?(?:Ti|SUPER))?|GTX\s?\d{3,4}|[AHBLVPT]\d{2,3}[A-Z]?(?:-\w+)?|M\d{2}|\d{3}M|"
@@ -498,7 +498,8 @@ def _short_fact(match: re.Match[str]) -> Iterator[Found]:
     if len(line) > 60 or not _SHORT_FACT_WORDS.found(line):
         return
     if _OS_LINE.match(line) and (re.search(r"\d", line) or len(line.split()) <= 2) and not line.endswith("."):
-        yield "host.os", line
+        # what follows a remark in parentheses is the rest of the machine: "Windows 10 (up to date) i7-4770 16GB ram"
+        yield "host.os", line[:line.index("(")].strip() if re.search(r"\([^)]*\)\s*\S", line) else line
     elif found := re.match(r"^(?:Linux )?kernel\s+v?(\d+\.\d+\.\d+\S*)$", line, re.IGNORECASE):
         yield "host.kernel", found.group(1)
     elif found := re.match(r"^(?:ROCm|rocm-dkms|rocm)\s+v?(\d+\.\d+(?:\.\d+)?[\w.\-]*)(?:\s*\(.*\))?$", line,
@@ -586,7 +587,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^\s*Driver Version\s*:\s*(\d{3}\.\d+(?:\.\d+)?)\s*$", _one("stack.nvidia_driver")),
     (r"^\s*CUDA Version\s*:\s*(\d+\.\d+)\s*$", _one("stack.cuda")),
     (r"^\s*Product Name\s*:\s*(.+?)\s*$", _one("gpu.name")),
-    (r"^\|\s+\d+\s+((?:NVIDIA|Tesla|Quadro|GeForce|TITAN)[^|]*?)\s+(?:On|Off|WDDM|TCC)\s+\|", _one("gpu.name"),
+    (r"^\s*\|\s+\d+\s+((?:NVIDIA|Tesla|Quadro|GeForce|TITAN)[^|]*?)\s+(?:On|Off|WDDM|TCC)\s+\|", _one("gpu.name"),
      ("nvidia", "tesla", "quadro", "geforce", "titan")),
     (r"Cuda compilation tools, release (\d+\.\d+)", _toolkit),
     # nvidia-smi's header quoted in a sentence: "I have NVIDIA-SMI Driver Version: 550.54.15 and CUDA Version: 12.4"
@@ -612,7 +613,7 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^GPU\[\d+\]\s*:\s*Card (?:Series|series)\s*:\s*(.+?)\s*$", _one("gpu.name")),
     # amd-smi's default table (ROCm 7.0+): "| 0000:0c:00.0    AMD Instinct MI300X | 13 %     60 °C ..." (the device
     # row under "BDF  GPU-Name"; a card pci.ids does not name shows its device id, "0x1586", which is not read)
-    (r"^\|\s*[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+((?:AMD|Radeon|Instinct)\b[^|]*?)\s*\|",
+    (r"^\s*\|\s*[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+((?:AMD|Radeon|Instinct)\b[^|]*?)\s*\|",
      _one("gpu.name"), ("amd", "radeon", "instinct")),
     # SGLang's check_env: "GPU 0,1,2,3,4,5,6,7: AMD Instinct MI300X" (one line for identical GPUs) and its driver line
     (r"^GPU ((?:\d+,)+\d+)\s*:\s*(\S.*?)\s*$", lambda m: iter([("gpu.named", m.group(2), m.group(1).count(",") + 1)]),
@@ -672,6 +673,8 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      _packages, ("torch", "jax", "triton", "flash", "xformers", "vllm", "bitsandbytes", "transformers", "deepspeed",
                  "onnxruntime", "tensorflow", "rocm")),
     (r"^Using CPython (\d+\.\d+\.\d+)\b", _one("host.python"), "using cpython"),  # uv's interpreter line
+    # a traceback's or a warning's path into the interpreter's packages: the Python that runs them
+    (r"/lib/python(3\.\d{1,2})/(?:site|dist)-packages/", _one("host.python"), "/lib/python3"),
     (r"^AMD arch: (gfx[0-9a-f]{3,4})\b", _one("gpu.arch"), "amd arch: "),  # ComfyUI's start-up log on ROCm
     # Python prints and reprs
     (r"^'?(?P<version>\d+\.\d+\.\d+\+(?:rocm|cu|cpu)[\w.]*)'?(?:\s+'?[\d.\-\w]+'?)?(?:\s+(?P<available>True|False))?\s*$",

@@ -197,6 +197,16 @@ def _first(found: dict[str, list[Clue]], field: str) -> Clue | None:
     return min(found[field], key=lambda c: (c.rank, c.line)) if found.get(field) else None
 
 
+def _precise(found: dict[str, list[Clue]], field: str) -> Clue | None:
+    """The best-ranked clue of a version field, or a more precise one that agrees with it: a traceback's
+    ``/lib/python3.8/site-packages`` says 3.8, and ``I am running Python 3.8.10`` in a sentence says which 3.8."""
+    best = _first(found, field)
+    if best is None:
+        return None
+    finer = [c for c in found[field] if c.value.startswith(best.value + ".")]
+    return min(finer, key=lambda c: (c.rank, c.line)) if finer else best
+
+
 def _fact(clue: Clue | None, source: str, labels: dict[int, str]) -> Fact[str]:
     if clue is None:
         return Fact.absent(source, "not in the paste")
@@ -212,6 +222,7 @@ def clean_gpu_name(name: str) -> str:
     name = re.sub(r"^(?:gfx[0-9a-f]{3,4}|sm_\d{2,3})\s*[-\u2013\u2014:]\s+", "", name)  # "gfx1103 — AMD Radeon 780M"
     name = re.sub(r"(?<=[\w)])[.,;]+$", "", name)  # a sentence's full stop: "GPU: Radeon RX 7600 XT (gfx1102)."
     name = re.sub(r"(?<=-\d[ABCQ]|\d\d[ABCQ])\s+\d{1,3}\s?GB$", "", name)  # a vGPU profile's memory: "L40S-24Q 24GB"
+    name = re.sub(r"\s+\d{1,3}\s?GB\s+(?:of\s+)?(?:VRAM|vram|memory)$", "", name)  # "Radeon VII 16GB vram"
     return re.sub(r"\s*\((?!TM\))[^)]*\)?\s*$", "", name).strip() or name.strip()
 
 
@@ -355,7 +366,7 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
                 kernel=_fact(_first(found, "host.kernel"), "paste", labels),
                 cpu_model=_fact(_first({"cpu": [*found.get("host.cpu", []), *(  # rocminfo's CPU agent too
                     c for c in found.get("agent.marketing", []) if _is_cpu_name(c.value))]}, "cpu"), "paste", labels),
-                python=_fact(_first(found, "host.python"), "paste", labels))
+                python=_fact(_precise(found, "host.python"), "paste", labels))
     rocm = _first(found, "stack.rocm") or _first(found, "package.rocm") or _first(found, "stack.rocm_file") or _first(
         found, "stack.rocm_path")
     rocm_fact: Fact[Version] = Fact.absent("paste", "not in the paste")
