@@ -274,6 +274,9 @@ def _edges(imports: dict[str, list[tuple[str, bool]]]) -> tuple[dict[str, str], 
                     if end < len(parts) and module.startswith(prefix + "."):
                         break  # a package the importer is inside of is loaded already: no edge
                     target = by_name.get(prefix)
+                    if target is not None and target.endswith("__init__.py") and source.startswith(
+                            target[:-len("__init__.py")]):
+                        break  # the same, for a sub-project's package imported by its own name from inside it
                     if target is not None and target != source:
                         edges[target].append((source, optional))
     return modules, edges
@@ -313,7 +316,8 @@ def _integrations(modules: dict[str, str], edges: dict[str, list[tuple[str, bool
     found = set()
     for path, module in modules.items():
         stem = module.rsplit(".", 1)[-1]
-        if edges.get(path) or stem in own or stem in _NOT_FEATURES or component_of(path) not in DECIDING:
+        if edges.get(path) or stem in own or stem in _NOT_FEATURES or component_of(path) not in DECIDING or (
+                path.endswith(f"{stem}/__init__.py")):  # a sub-project's package importing itself by its name
             continue
         if any(detail.split(".")[0] == stem for detail, _ in imports.get(path, ())):
             found.add(path)
@@ -367,23 +371,40 @@ def _names_one(detail: str, extensions: set[str]) -> bool:
 
 
 def optional_modules(imports: dict[str, list[tuple[str, bool]]], extras: Iterable[str] = ()) -> dict[str, str]:
-    """The project's own modules that are optional: every import of them sits where it may fail (try/except
-    ImportError, behind a flag, inside a function) or in a module that is optional itself. ``imports`` maps each
-    Python file to its (import detail, optional) pairs. Returns file path -> the feature's name (its outermost
-    optional module). A module nothing imports (an entry point, a plugin loaded by name) stays core, unless it is
-    in a sub-package named after one of the project's ``extras`` that no module outside it imports (an opt-in
-    back end loaded by name, whose dependencies come with ``pip install project[extra]``)."""
+    """The project's own modules that are optional: core code reaches them only through an import that may fail
+    (try/except ImportError, behind a flag, inside a function), however their own modules import each other.
+    ``imports`` maps each Python file to its (import detail, optional) pairs. Returns file path -> the feature's name
+    (its outermost optional module). A module nothing imports (an entry point, a plugin loaded by name) stays core,
+    unless it is in a sub-package named after one of the project's ``extras`` that no module outside it imports (an
+    opt-in back end loaded by name, whose dependencies come with ``pip install project[extra]``)."""
     modules, edges = _edges(imports)
-    optional_files: set[str] = _extra_packages(modules, edges, extras) | _integrations(modules, edges, imports)
-    changed = True
-    while changed:
-        changed = False
-        for path, incoming in edges.items():
-            if path in optional_files or not incoming:
-                continue
-            if all(optional or source in optional_files for source, optional in incoming):
-                optional_files.add(path)
-                changed = True
+    forced = _extra_packages(modules, edges, extras) | _integrations(modules, edges, imports)
+    imported: dict[str, set[str]] = {}  # importer -> what it imports unguarded
+    for target, incoming in edges.items():
+        for source, optional in incoming:
+            if not optional:
+                imported.setdefault(source, set()).add(target)
+    # core: what nothing imports (an entry point, a plugin loaded by name), and what core code imports unguarded; the
+    # rest is loaded only behind a guard (reached from core code, a cycle among its own modules included)
+    core: set[str] = set()
+    waiting = [path for path, incoming in edges.items() if not incoming and path not in forced]
+    while waiting:
+        path = waiting.pop()
+        if path in core:
+            continue
+        core.add(path)
+        waiting.extend(target for target in imported.get(path, ()) if target not in core and target not in forced)
+    unreached = {path for path in edges if path not in core}
+    # of the rest, what a guarded import loads and all it imports; a cycle that nothing loads at all stays core
+    optional_files: set[str] = set()
+    waiting = [path for path in unreached if path in forced or any(optional for _, optional in edges[path])]
+    while waiting:
+        path = waiting.pop()
+        if path in optional_files:
+            continue
+        optional_files.add(path)
+        waiting.extend(target for target in imported.get(path, ()) if target in unreached)
+    optional_files |= forced
     names = {modules[path] for path in optional_files}
     features = {}
     for path in optional_files:

@@ -91,3 +91,35 @@ def test_a_project_whose_extension_name_is_a_variable_is_still_not_its_own_depen
     (user / "app" / "infer.py").write_text("import exllamav2_ext\n")
     used = api.scan(ScanConfig(user, cache=False, jobs=1))
     assert [f.location for f in used.findings if f.code == "scan.package.exllamav2"] == ["app/infer.py:1"]
+
+
+def test_a_back_end_whose_modules_import_each_other_is_optional_when_only_a_guarded_import_loads_it(
+        tmp_path: Path) -> None:
+    """black-forest-labs/flux (scan corpus 19): `flux.trt` is imported only inside a function (`--trt`), and its
+    engine and config modules import each other (a cycle); the whole back end is an optional feature. The same
+    modules imported at the top of the CLI are core. A package inside a sub-project that imports itself by its own
+    name (Vahe1994/AQLM's `inference_lib/src/aqlm`) is still core."""
+    (tmp_path / "src" / "app" / "trt").mkdir(parents=True)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'app'\n")
+    (tmp_path / "src" / "app" / "__init__.py").write_text("")
+    cli = "def main(trt=False):\n    if trt:\n        from app.trt.manager import Manager\n        Manager()\n"
+    (tmp_path / "src" / "app" / "cli.py").write_text(cli)
+    trt = tmp_path / "src" / "app" / "trt"
+    (trt / "__init__.py").write_text("from app.trt.config import Config\nfrom app.trt.manager import Manager\n")
+    (trt / "config.py").write_text("import tensorrt as trt\nfrom app.trt.engine import Engine\n\nclass Config:\n"
+                                   "    pass\n")
+    (trt / "engine.py").write_text("import tensorrt as trt\nfrom app.trt.config import Config\n\nclass Engine:\n"
+                                   "    pass\n")
+    (trt / "manager.py").write_text("from app.trt.engine import Engine\n\nclass Manager:\n    pass\n")
+    guarded = api.scan(ScanConfig(tmp_path, cache=False, jobs=1))
+    assert guarded.outcome.verdict.value == "PORTABLE", guarded.outcome.summary
+    assert {f.evidence["component"] for f in guarded.findings if f.code == "scan.package.tensorrt"} == {
+        "feature app.trt"}
+    (tmp_path / "src" / "app" / "cli.py").write_text("from app.trt.manager import Manager\n\n" + cli)
+    assert api.scan(ScanConfig(tmp_path, cache=False, jobs=1)).outcome.verdict.value == "BLOCKED"
+    from gpuready.scanner.components import optional_modules
+
+    aqlm = {"inference_lib/src/aqlm/__init__.py": [("aqlm.inference|QuantizedLinear", False)],
+            "inference_lib/src/aqlm/inference.py": [("aqlm.utils|unpack", False), ("aqlm|kernels", False)],
+            "inference_lib/src/aqlm/utils.py": [("torch", False)]}
+    assert optional_modules(aqlm) == {}
