@@ -8,9 +8,10 @@ credit for it instead of a finding for the CUDA half.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
-from gpuready.scanner.dependencies import GIT_REPO, requirement_hits
+from gpuready.scanner.dependencies import GIT_REPO, analyse_requirements, requirement_hits
 from gpuready.scanner.hits import Hit
 
 _ROCM = re.compile(r"\b(hipcc|HIP|hip|ROCM|ROCm|rocm|USE_ROCM|amdgpu|gfx\d{3,4}|offload-arch)\b")
@@ -294,16 +295,24 @@ _TOOLKIT_SAID = re.compile(r"(?i)\b(?:install|installed|installing|requires?|req
 nvidia.com/cuda-toolkit)", "CUDA toolkit 11.1 or later", "install the CUDA toolkit 12.8 before WhisperX"."""
 
 
+_REQUIREMENTS_FENCE = frozenset({"pip-requirements", "requirements", "requirements.txt"})
+"""The info strings of a fence that shows a requirements file (DeepSeek-V3's README: ```pip-requirements)."""
+
+
 def analyse_docs(text: str) -> list[Hit]:
     """Markdown and reStructuredText: the install commands their code blocks (fenced or indented, or after a prompt)
     tell a reader to run (CUDA wheels and toolkits, and the packages they install, as a requirement each), and
     nvidia-smi runs."""
     hits = []
-    fenced = False
+    fenced = listing = False
     for number, line in enumerate(text.splitlines(), start=1):
         line = line[:MAX_LINE]
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
+            listing = fenced and line.strip().strip("`~").strip().lower() in _REQUIREMENTS_FENCE
+            continue
+        if listing:  # a requirements file shown in a fence: one requirement per line
+            hits += [dataclasses.replace(hit, line=number) for hit in analyse_requirements(line)]
             continue
         for span in re.findall(r"`([^`\n]{8,300})`", line) if "install" in line and "`" in line else ():
             if _INSTALL.match(span):  # "* Install pytorch by `pip install torch==1.11.0 --extra-index-url .../cu113`"

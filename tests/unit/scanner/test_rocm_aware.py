@@ -528,6 +528,11 @@ def test_install_commands_in_the_docs_are_read(kb: KnowledgeBase, tmp_path: Path
         ("scan.package.flash-attn", "README.md:4", "docs"), ("scan.ci.cuda_wheels", "README.md:5", "docs"),
         ("scan.package.torch-scatter", "README.md:5", "docs")}
     assert report.verdict == "portable"
+    # DeepSeek-V3's README shows its requirements file in a ```pip-requirements fence: each line is a requirement
+    listed = "Install:\n```pip-requirements\ntorch==2.4.1\n# pinned\ntriton==3.0.0\n```\ntriton==3.0.0 works.\n"
+    assert [(h.rule, h.line) for h in analyse_docs(listed)] == [
+        ("requirement", 3), ("requirement", 5), ("install.named_otherwise_on_rocm", 5)]
+    assert analyse_docs(listed.replace("pip-requirements", "text")) == []
 
 
 def test_nvidia_smi_runs_in_ci_and_docs_but_not_mentions() -> None:
