@@ -17,8 +17,8 @@ from gpuready.scanner.cuda_apis import unsupported_api_hits
 from gpuready.scanner.hits import Hit
 
 CUDA_SIGNS = re.compile(r'#\s*include\s*[<"](cuda\w*|cublas\w*|cudnn\w*|cub/|cutlass/|cute/|mma\.h|nvrtc|curand|'
-                        r'cooperative_groups|cusparse|cufft|nvToolsExt|cuda/std|NvInfer|NvOnnxParser)|\b__global__\b|\b__device__\b|'
-                        r'\bthreadIdx\.|\b__shfl\w*_sync\b|'
+                        r'cooperative_groups|cusparse|cufft|nvToolsExt|cuda/std|(?:\w+/)?(?:NvInfer|NvOnnxParser))|'
+                        r'\bnvinfer1::|\b__global__\b|\b__device__\b|\bthreadIdx\.|\b__shfl\w*_sync\b|'
                         r'\basm\s+(?:volatile\s*)?\(\s*"\s*(?:ldmatrix|stmatrix|w?mma|wgmma|cp\.async|ld\.(?:shared|global)|'
                         r'st\.(?:shared|global)|bar\.sync|shfl\.sync|lop3|prmt|red\.|atom\.)')  # a header of PTX macros
 _ROCM_MACRO = (r"((?!(?:\w*_)?(?:DISABLE|NO|WITHOUT|NOT)(?:_|\b))"

@@ -317,9 +317,9 @@ def _integrations(modules: dict[str, str], edges: dict[str, list[tuple[str, bool
     for path, module in modules.items():
         stem = module.rsplit(".", 1)[-1]
         if edges.get(path) or stem in own or stem in _NOT_FEATURES or component_of(path) not in DECIDING or (
-                path.endswith(f"{stem}/__init__.py")):  # a sub-project's package importing itself by its name
-            continue
-        if any(detail.split(".")[0] == stem for detail, _ in imports.get(path, ())):
+                path.endswith(f"{stem}/__init__.py") and path.rsplit("/", 2)[0] + "/__init__.py" not in modules):
+            continue  # (the last: a sub-project's top-level package importing itself by its own name)
+        if any(detail.split("|")[0].split(".")[0] == stem for detail, _ in imports.get(path, ())):
             found.add(path)
     return found
 

@@ -15,10 +15,11 @@ _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseExcept
 _FLAG = re.compile(r"(?i:available|has_|_has|enable|use_|is_|installed|supported|flag|getenv|environ|can_|_import)|"
                    r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 """An if-test on one of these guards an import: the import is allowed to fail (an ALL_CAPS_NAME is a config flag)."""
-_SWITCH = re.compile(r"getenv|environ|\b(?!CUDA_|TORCH_CUDA|ROCM_|HIP_)[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|"
-                     r"\bis_\w+_available\s*\(")
-"""An if-test on one of these is a feature switch for code too: an environment variable, a config constant, or a probe
-whether a package is installed (``is_flash_attn_2_available()``: its body runs only where the user installed it)."""
+_SWITCH = re.compile(r"getenv|environ|\b(?!CUDA_|TORCH_CUDA|ROCM_|HIP_)[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
+"""An if-test on one of these is a feature switch for code too: an environment variable or a config constant."""
+_INSTALLED = re.compile(r"\bis_(?!(?:torch_)?(?:cuda|gpu|hip|rocm|npu|xpu|mps|tpu|mlu|accelerator)_)\w+_available\s*\(")
+"""A probe whether a package is installed (``is_flash_attn_2_available()``), not whether a device is: an if-test on it
+is a feature switch too (its body runs only where the user installed the package), unless it is negated."""
 _ROCM_TEST = re.compile(r"version\.hip|\bis_hip\b|\bIS_HIP\w*|\bIS_ROCM\b|\bis_rocm\b|\bIS_AMD\b|\bis_amd\b|"
                         r"\bHIP_BUILD\b|\bUSE_ROCM\b|\bBUILD_FOR_ROCM\b|\bROCM_VERSION\b|['\"]rocm['\"]|['\"]hip['\"]")
 _CUDA_TEST = re.compile(r"\bIS_NVIDIA\w*|\bis_nvidia\w*|version\.cuda|\bis_cuda\b|\bIS_CUDA\b|\bCUDA_VERSION\b|"
@@ -297,7 +298,9 @@ class _Visitor(ast.NodeVisitor):
         test = _test_text(node.test)
         flag = bool(_FLAG.search(test))
         body_cuda, else_cuda = _cuda_sides(node, test)
-        switch = bool(_SWITCH.search(test))
+        switch = bool(_SWITCH.search(test)) or bool(_INSTALLED.search(test)) and not any(
+            isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not) and _INSTALLED.search(ast.unparse(n.operand))
+            for n in ast.walk(node.test))
         reads_value = body_cuda and "version.cuda" in test and _reads_cuda_version(node.body)
         self.cuda_branch_depth += reads_value  # `if torch.version.cuda is not None: ....split('.')`: a None guard
         self.visit(node.test)

@@ -1535,6 +1535,8 @@ def test_amd_smis_default_table_is_read_whole_or_as_a_fragment() -> None:
     assert fp.devices[7].pci_bus.value == "0000:df:00.0" and fp.devices[0].memory_bytes.value == 196592 * 2**20
     assert str(fp.stack.rocm_version.value) == "7.0.0" and fp.stack.amdgpu_driver_version.value == "6.12.12"
     assert fp.sections[0].kind == "amd-smi-default"
+    indented = read_paste("\n".join("    " + line for line in table.splitlines()), "indented")
+    assert len(indented.devices) == 8 and indented.sections[0].kind == "amd-smi-default"
     apu = read_paste((FIXTURES / "amd-smi/default-table-radeon8050s-rocm6.4.1-cut.txt").read_text(encoding="utf-8"),
                      "amdsmi#110")
     assert [d.name.value for d in apu.devices] == ["Radeon 8050S Graphics"]
@@ -1577,4 +1579,9 @@ def test_what_the_nineteenth_held_out_set_showed_is_read() -> None:
     assert _facts("I am running Python 3.8.10.\n\n" + traceback)["python"] == "3.8.10"
     assert _facts("Error 804: forward compatibility was attempted on non supported HW\n")["errors"] == [
         "cuda_driver_insufficient"]
+    assert _facts("forward compatibility was attempted on non supported HW\n")["errors"] == [
+        "cuda_driver_insufficient"]  # deviceQuery prints it alone on a line
+    assert _facts("Windows 11 (WSL2) Ubuntu 22.04\n")["os"] == "Windows 11 (WSL2) Ubuntu 22.04"  # no machine after it
+    named = _facts("_CudaDeviceProperties(name='Device 73bf', major=10, minor=3, total_memory=16368MB)\n")
+    assert named["archs"] == []  # an old ROCm build's name; only an NVIDIA name makes major/minor an sm_ target
     assert _facts("RuntimeError: HIP error: invalid argument\n")["errors"] == ["hip_invalid_value"]

@@ -197,6 +197,7 @@ def test_a_cpp_file_that_includes_only_tensorrt_is_read_for_kernel_patterns() ->
     from gpuready.scanner.cfamily import uses_cuda
 
     assert uses_cuda('#pragma once\n#include "NvInfer.h"\n') and not uses_cuda('#include "NvidiaLike.h"\n')
+    assert uses_cuda("#include <TensorRT/NvInfer.h>\n") and uses_cuda("static nvinfer1::ILogger* logger;\n")
 
 
 def test_python_vendor_branches_and_feature_switches() -> None:
@@ -284,8 +285,10 @@ def test_nvidia_only_helpers_predicates_and_lists_of_names() -> None:
     assert hit.optional
     unprobed = probed.replace(" and is_flash_attn_2_available()", "")
     assert not next(h for h in analyse_python(unprobed) if h.rule == "python.flash_attention_2_config").optional
-    gpu = probed.replace("is_flash_attn_2_available()", "torch.cuda.is_available()")  # a GPU being there is no opt-in
-    assert not next(h for h in analyse_python(gpu) if h.rule == "python.flash_attention_2_config").optional
+    for probe in ("torch.cuda.is_available()", "is_torch_cuda_available()", "is_torch_npu_available()",
+                  "not is_flash_attn_2_available()"):  # a GPU being there is no opt-in; nor is the package's absence
+        other = probed.replace("is_flash_attn_2_available()", probe)
+        assert not next(h for h in analyse_python(other) if h.rule == "python.flash_attention_2_config").optional
     flags = "FLAGS = ['-O3', '--expt-relaxed-constexpr']\n"  # an nvcc flag list is still read
     assert "build.nvcc_flags" in [h.rule for h in analyse_python(flags)]
     shown = "import torch\nprint(f'cuda {torch.version.cuda}')\n"

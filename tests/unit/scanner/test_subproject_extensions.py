@@ -123,3 +123,8 @@ def test_a_back_end_whose_modules_import_each_other_is_optional_when_only_a_guar
             "inference_lib/src/aqlm/inference.py": [("aqlm.utils|unpack", False), ("aqlm|kernels", False)],
             "inference_lib/src/aqlm/utils.py": [("torch", False)]}
     assert optional_modules(aqlm) == {}
+    guarded_self = {"lib/src/pkg/__init__.py": [("pkg.ops|fused", False)], "lib/src/pkg/ops.py": [("pkg|_C", True)]}
+    assert optional_modules(guarded_self) == {}, "a guarded import of its own package from inside is no way in"
+    shim = {"myproj/__init__.py": [], "myproj/utils/__init__.py": [], "main.py": [("myproj|run", False)],
+            "myproj/utils/vllm/__init__.py": [("vllm|LLM", False)]}
+    assert optional_modules(shim) == {"myproj/utils/vllm/__init__.py": "myproj.utils.vllm"}  # an integration

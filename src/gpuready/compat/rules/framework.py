@@ -202,16 +202,17 @@ def arch_not_in_wheel(context: Context) -> Iterator[Finding]:
                           remedy="run `gpuready env` on the machine (rocminfo / KFD / nvidia-smi report it)")
             continue
         if not arch_list.ok or not arch_list.value:
-            if (backend_vendor is Vendor.AMD and not build_label(str(torch.version.value or "")).preview
+            if (backend_vendor is Vendor.AMD and "git" in str(torch.version.value or "")
+                    and context.fingerprint.host.os_id.value != "windows"
                     and (built_for := _torch_rocm_release(context)) is not None
                     and all(a.arch in built_for.targets for a in accelerators)):
                 archs = sorted({str(a.arch) for a in accelerators})
                 yield finding("torch.arch_list_unshown", Severity.INFO,
-                              f"The architectures compiled into torch {torch.version.value} are not shown; it is built "
-                              f"for ROCm {built_for.version}, which supports {', '.join(archs)}. A ROCm build of torch "
-                              "compiles for the GPUs of the machine it is built on unless PYTORCH_ROCM_ARCH names "
-                              "others, and AMD's builds name their release's supported targets, so the kernels are "
-                              "expected to be there.",
+                              f"The architectures compiled into torch {torch.version.value} are not shown; it is a "
+                              f"source build for ROCm {built_for.version}, which supports {', '.join(archs)}. A source "
+                              "build of torch compiles for the GPUs of the machine it is built on unless "
+                              "PYTORCH_ROCM_ARCH names others, and AMD's images name their release's supported "
+                              "targets, so the kernels are expected to be there.",
                               evidence={"torch": torch.version.value, "ROCm": built_for.version, "GPU": archs},
                               remedy="to confirm, `python -c \"import torch; print(torch.cuda.get_arch_list())\"` "
                                      f"must list {', '.join(archs)}",
@@ -252,9 +253,11 @@ def arch_not_in_wheel(context: Context) -> Iterator[Finding]:
 
 
 def _torch_rocm_release(context: Context) -> RocmRelease | None:
-    """The data's entry for the ROCm release torch was built with (its HIP version), else for the installed ROCm."""
+    """The data's entry for the ROCm release torch was built with (its version's label, else its HIP version), else
+    for the installed ROCm."""
     torch = context.torch
-    backend = parse_version(str(torch.backend_version.value or "")) if torch is not None else None
+    label = build_label(str(torch.version.value or "")).backend if torch is not None else ""
+    backend = parse_version(label or str(torch.backend_version.value or "")) if torch is not None else None
     release = parse_version(".".join(str(p) for p in backend.release[:2])) if backend is not None else None
     return rocm_release(context.data, release) if release is not None else context.rocm
 

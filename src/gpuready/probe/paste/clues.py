@@ -168,8 +168,8 @@ def _device_properties(match: re.Match[str]) -> Iterator[tuple[str, str]]:
     name = match.group(1)
     yield "gpu.name", name
     yield "torch.available", "True"
-    if not re.search(r"AMD|Radeon|Instinct", name, re.IGNORECASE):
-        yield "gpu.arch", f"sm_{match.group(2)}{match.group(3)}"
+    if re.search(r"NVIDIA|GeForce|Tesla|Quadro|TITAN|\bRTX\b|\bGTX\b|\b[ABHLTV]\d{2,3}\b", name, re.IGNORECASE):
+        yield "gpu.arch", f"sm_{match.group(2)}{match.group(3)}"  # (an old ROCm build's name may be 'Device 73bf')
 
 
 def _torch_detected(match: re.Match[str]) -> Iterator[tuple[str, str]]:
@@ -499,7 +499,10 @@ def _short_fact(match: re.Match[str]) -> Iterator[Found]:
         return
     if _OS_LINE.match(line) and (re.search(r"\d", line) or len(line.split()) <= 2) and not line.endswith("."):
         # what follows a remark in parentheses is the rest of the machine: "Windows 10 (up to date) i7-4770 16GB ram"
-        yield "host.os", line[:line.index("(")].strip() if re.search(r"\([^)]*\)\s*\S", line) else line
+        after = re.search(r"\([^)]*\)\s*(\S.*)$", line)
+        machine = after is not None and (looks_like_cpu(after.group(1)) or bool(re.search(r"(?i)\d\s?GB\b|\bRAM\b",
+                                                                                       after.group(1))))
+        yield "host.os", line[:line.index("(")].strip() if machine else line
     elif found := re.match(r"^(?:Linux )?kernel\s+v?(\d+\.\d+\.\d+\S*)$", line, re.IGNORECASE):
         yield "host.kernel", found.group(1)
     elif found := re.match(r"^(?:ROCm|rocm-dkms|rocm)\s+v?(\d+\.\d+(?:\.\d+)?[\w.\-]*)(?:\s*\(.*\))?$", line,

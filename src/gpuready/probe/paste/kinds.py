@@ -86,7 +86,7 @@ _LSB = re.compile(r"^DISTRIB_ID=", re.MULTILINE)
 _OS_RELEASE = re.compile(r"^(ID|VERSION_ID|PRETTY_NAME)=", re.MULTILINE)
 _VERSION_FILE = re.compile(r"\s*\d+\.\d+(\.\d+)?(-\d+)?\s*")
 _AMD_SMI_LIST = re.compile(r"\s*GPU: \d+\s*\n\s*BDF:")
-_AMD_SMI_DEFAULT = re.compile(r"^\|\s*(?:AMD-SMI \S+\s+amdgpu version:|BDF\s+GPU-Name\s*\|)", re.MULTILINE)
+_AMD_SMI_DEFAULT = re.compile(r"^\s*\|\s*(?:AMD-SMI \S+\s+amdgpu version:|BDF\s+GPU-Name\s*\|)", re.MULTILINE)
 
 
 def detect_kind(text: str) -> ReportKind | None:
@@ -306,7 +306,8 @@ def fingerprint_of_kind(kind: ReportKind, text: str, origin: str, source: str) -
         )
     if kind is ReportKind.AMD_SMI_DEFAULT:
         table = parse_amd_smi_default(text)
-        rocm = Fact.absent("amd-smi", "amd-smi's table says N/A: it found no ROCm install beside it")
+        rocm = Fact.absent("amd-smi", "amd-smi's table says N/A: it found no ROCm install beside it"
+                           if table.tool_version else "the pasted table lacks amd-smi's title line")
         if table.rocm_version:
             try:
                 rocm = Fact.of(Version(table.rocm_version), "amd-smi")
