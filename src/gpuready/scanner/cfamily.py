@@ -16,11 +16,15 @@ from collections.abc import Sequence
 from gpuready.scanner.cuda_apis import unsupported_api_hits
 from gpuready.scanner.hits import Hit
 
-CUDA_SIGNS = re.compile(r'#\s*include\s*[<"](cuda\w*|cublas\w*|cudnn\w*|cub/|cutlass/|cute/|mma\.h|nvrtc|curand|'
-                        r'cooperative_groups|cusparse|cufft|nvToolsExt|cuda/std|(?:\w+/)?(?:NvInfer|NvOnnxParser))|'
-                        r'\bnvinfer1::|\b__global__\b|\b__device__\b|\bthreadIdx\.|\b__shfl\w*_sync\b|'
-                        r'\basm\s+(?:volatile\s*)?\(\s*"\s*(?:ldmatrix|stmatrix|w?mma|wgmma|cp\.async|ld\.(?:shared|global)|'
-                        r'st\.(?:shared|global)|bar\.sync|shfl\.sync|lop3|prmt|red\.|atom\.)')  # a header of PTX macros
+_INCLUDE_SIGNS = re.compile(r'#\s*include\s*[<"](cuda\w*|cublas\w*|cudnn\w*|cub/|cutlass/|cute/|mma\.h|nvrtc|curand|'
+                            r'cooperative_groups|cusparse|cufft|nvToolsExt|cuda/std|(?:\w+/)?(?:NvInfer|NvOnnxParser))')
+"""A CUDA (or TensorRT) header included; the pattern starts with a literal '#', which the engine finds fast."""
+_CODE_SIGNS = re.compile(r'\b__global__\b|\b__device__\b|\bthreadIdx\.|\b__shfl\w*_sync\b|\bnvinfer1::|'
+                         r'\basm\s+(?:volatile\s*)?\(\s*"\s*(?:ldmatrix|stmatrix|w?mma|wgmma|cp\.async|'
+                         r'ld\.(?:shared|global)|st\.(?:shared|global)|bar\.sync|shfl\.sync|lop3|prmt|red\.|atom\.)')
+"""Device code, TensorRT's namespace, or a header of PTX macros: searched only in a text holding one of
+``_CODE_WORDS`` (a pattern that starts with a word boundary is tried at every position of the text)."""
+_CODE_WORDS = ("__global__", "__device__", "threadIdx.", "__shfl", "nvinfer1::", "asm")
 _ROCM_MACRO = (r"((?!(?:\w*_)?(?:DISABLE|NO|WITHOUT|NOT)(?:_|\b))"
                r"(?:USE_ROCM|USE_HIP|__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__|"
                r"TORCH_HIP_VERSION|HIP_VERSION|IS_HIP\w*|BUILD_FOR_ROCM|GPU_HIP|__gfx\w+__|ROCM_\w+|HIPCUB\w*|"
@@ -51,7 +55,8 @@ MAX_LINE = 4000
 
 def uses_cuda(text: str) -> bool:
     """Whether a C/C++ file pulls in CUDA headers or is device code (so its kernel patterns matter)."""
-    return bool(CUDA_SIGNS.search(text))
+    return bool(_INCLUDE_SIGNS.search(text)) or (any(word in text for word in _CODE_WORDS)
+                                                 and bool(_CODE_SIGNS.search(text)))
 
 
 def without_comments(text: str) -> list[str]:

@@ -98,6 +98,8 @@ def cuda_variants(paths: Iterable[str]) -> frozenset[str]:
     one of its family (``requirements_cuda.txt`` beside ``requirements.txt``): the plain one installs on any vendor."""
     by_folder: dict[PurePosixPath, list[str]] = {}
     for path in paths:
+        if not path.lower().endswith(tuple(_INSTALL_SUFFIXES)):
+            continue  # most files: no install file (a plain string test spares making a path of each)
         pure = PurePosixPath(path.replace("\\", "/"))
         if pure.suffix.lower() in _INSTALL_SUFFIXES:
             by_folder.setdefault(pure.parent, []).append(path)
@@ -127,6 +129,8 @@ def subprojects(paths: Iterable[str], settings_only_root: bool = False) -> tuple
     found = set()
     root_build = False
     for path in paths:
+        if not path.endswith((".py", "pyproject.toml")) or "setup" not in path and "pyproject" not in path:
+            continue  # no build script (a plain string test spares making a path of each file)
         pure = PurePosixPath(path.replace("\\", "/"))
         if pure.name in ("setup.py", "pyproject.toml"):
             if len(pure.parts) == 1:
@@ -175,7 +179,8 @@ def deployments(paths: Iterable[str], root_builds: bool) -> tuple[str, ...]:
     package itself."""
     if not root_builds:
         return ()
-    listed = [PurePosixPath(path.replace("\\", "/")) for path in paths]
+    listed = [PurePosixPath(path.replace("\\", "/")) for path in paths if path.endswith(".py") or (
+        "ocker" in path.lower() or "ompose" in path.lower())]  # Python files and container recipes: all it reads
     packages = {p.parent for p in listed if p.name == "__init__.py"}
     found = set()
     for folder in {p.parent for p in listed if _CONTAINER_FILE.match(p.name) and len(p.parts) > 1}:
@@ -193,6 +198,8 @@ def own_packages(paths: Iterable[str]) -> frozenset[str]:
     packages: set[PurePosixPath] = set()
     modules: set[str] = set()
     for path in paths:
+        if not path.endswith(".py"):
+            continue
         pure = PurePosixPath(path.replace("\\", "/"))
         if pure.name == "__init__.py":
             packages.add(pure.parent)
@@ -249,7 +256,16 @@ def extension_imports(imports: dict[str, list[tuple[int, str]]], extensions: Ite
                     break
 
 
-def _edges(imports: dict[str, list[tuple[str, bool]]]) -> tuple[dict[str, str], dict[str, list[tuple[str, bool]]]]:
+ImportGraph = tuple[dict[str, str], dict[str, list[tuple[str, bool]]]]
+"""Each Python file's module name, and for each file who imports it (importer, optional)."""
+
+
+def import_graph(imports: dict[str, list[tuple[str, bool]]]) -> ImportGraph:
+    """The project's import graph, made once for the questions below that read it."""
+    return _edges(imports)
+
+
+def _edges(imports: dict[str, list[tuple[str, bool]]]) -> ImportGraph:
     """Each Python file's module name, and for each file who imports it (importer, optional)."""
     modules = {path: module for path in imports if (module := module_of(path))}
     by_name: dict[str, str] = {}
@@ -340,11 +356,11 @@ def _extra_packages(modules: dict[str, str], edges: dict[str, list[tuple[str, bo
 
 
 def core_subprojects(imports: dict[str, list[tuple[str, bool]]], prefixes: Iterable[str],
-                     extensions: dict[str, str] | None = None) -> tuple[str, ...]:
+                     extensions: dict[str, str] | None = None, graph: ImportGraph | None = None) -> tuple[str, ...]:
     """The sub-projects the rest of the project imports unguarded (installed with it: core, not optional): one of
     their Python modules, or a compiled extension their build script makes (``extensions``: module name -> the
     build script's path), imported by a deciding part of the project outside the sub-project."""
-    _, edges = _edges(imports)
+    _, edges = graph or _edges(imports)
     made: dict[str, list[str]] = {}
     for module, script in (extensions or {}).items():
         made.setdefault(script, []).append(module)
@@ -370,14 +386,15 @@ def _names_one(detail: str, extensions: set[str]) -> bool:
     return any(name in extensions or name.split(".")[0] in extensions for name in named)
 
 
-def optional_modules(imports: dict[str, list[tuple[str, bool]]], extras: Iterable[str] = ()) -> dict[str, str]:
+def optional_modules(imports: dict[str, list[tuple[str, bool]]], extras: Iterable[str] = (),
+                     graph: ImportGraph | None = None) -> dict[str, str]:
     """The project's own modules that are optional: core code reaches them only through an import that may fail
     (try/except ImportError, behind a flag, inside a function), however their own modules import each other.
     ``imports`` maps each Python file to its (import detail, optional) pairs. Returns file path -> the feature's name
     (its outermost optional module). A module nothing imports (an entry point, a plugin loaded by name) stays core,
     unless it is in a sub-package named after one of the project's ``extras`` that no module outside it imports (an
     opt-in back end loaded by name, whose dependencies come with ``pip install project[extra]``)."""
-    modules, edges = _edges(imports)
+    modules, edges = graph or _edges(imports)
     forced = _extra_packages(modules, edges, extras) | _integrations(modules, edges, imports)
     imported: dict[str, set[str]] = {}  # importer -> what it imports unguarded
     for target, incoming in edges.items():

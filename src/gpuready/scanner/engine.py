@@ -46,6 +46,7 @@ from gpuready.scanner.components import (
     cuda_variants,
     deployments,
     extension_imports,
+    import_graph,
     optional_modules,
     optional_package_sources,
     other_cmake_build,
@@ -329,8 +330,10 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     lines = 0
     base = root if root.is_dir() else root.parent
     inside = base.resolve()
+    prefix = os.path.join(str(base), "")  # the base with its separator: each relative path is what follows it
     for path, kind in discover(root, skipped):
-        relative = str(path.relative_to(base))
+        text = str(path)
+        relative = text[len(prefix):] if text.startswith(prefix) else str(path.relative_to(base))
         try:
             problem = _not_a_plain_file(path, inside)
             if problem:
@@ -390,7 +393,8 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     nested += tuple(folder for folder in deployments((relative for relative, _, _ in entries), "setup.py" in root_build
                                                      or "declares_project" in root_build.get("pyproject.toml", []))
                     if not any(folder.startswith(prefix) for prefix in nested))
-    core = core_subprojects(imports, nested, extensions)
+    graph = import_graph(imports)
+    core = core_subprojects(imports, nested, extensions, graph)
     cuda_only: dict[str, str] = {}  # the sources of an extension the build script makes only when not on ROCm
     for relative, kind, digest in entries:
         record = fresh.get(digest) or known.get(digest) or {}
@@ -402,7 +406,7 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     cuda_only.update(_included_only_by(cuda_only, sources))
     extras = [h[2] for relative, _, digest in entries if relative in ("setup.py", "pyproject.toml", "setup.cfg")
               for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", []) if h[0] == "extra_name"]
-    optional = optional_modules(imports, extras)
+    optional = optional_modules(imports, extras, graph)
     if "builds_extensions" not in root_build.get("setup.py", []) and not any(
             "uses_cmake" in rules for rules in root_build.values()):  # the install compiles nothing: code loads them
         optional.update(optional_package_sources((r for r, kind, _ in entries if kind in ("kernel", "cpp")), optional))

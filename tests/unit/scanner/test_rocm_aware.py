@@ -198,6 +198,8 @@ def test_a_cpp_file_that_includes_only_tensorrt_is_read_for_kernel_patterns() ->
 
     assert uses_cuda('#pragma once\n#include "NvInfer.h"\n') and not uses_cuda('#include "NvidiaLike.h"\n')
     assert uses_cuda("#include <TensorRT/NvInfer.h>\n") and uses_cuda("static nvinfer1::ILogger* logger;\n")
+    assert uses_cuda("__global__ void k(float* x) {}\n") and uses_cuda('  asm volatile("ldmatrix.sync.aligned" : :);\n')
+    assert not uses_cuda("#include <vector>\nint plasma_asm_count = 0;  // 'asm' inside a word\n")
 
 
 def test_python_vendor_branches_and_feature_switches() -> None:
