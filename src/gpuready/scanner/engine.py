@@ -619,8 +619,12 @@ vendors a copy of still requires it)."""
 def _is_the_project(entry: PackageEntry, own: frozenset[str]) -> bool:
     """Whether a known package is the scanned project itself (scanning exllamav2, whose ``import exllamav2_ext`` loads
     the extension its own build makes under a name set in a variable): a project is no dependency of its own."""
-    names = {entry.name, *entry.pip_names}
-    return any(re.sub(r"[-.]+", "_", name.lower()) in own for name in names)
+    return any(_import_name(name) in own for name in (entry.name, *entry.pip_names))
+
+
+def _import_name(distribution: str) -> str:
+    """A distribution's name as the package it installs is usually imported: ``flash-attn`` -> ``flash_attn``."""
+    return re.sub(r"[-.]+", "_", distribution.lower())
 
 
 def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozenset[str] = frozenset(),
@@ -646,8 +650,7 @@ def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozens
             elif hit.rule == "requirement_git":
                 entry = kb.by_repo(hit.detail)
             else:
-                if relative.lower().endswith(_INSTRUCTIONS) and re.sub(r"[-.]+", "_", requirement_name(
-                        hit.detail).lower()) in own:
+                if relative.lower().endswith(_INSTRUCTIONS) and _import_name(requirement_name(hit.detail)) in own:
                     continue  # the project itself (a README's or a script's `pip install gsplat`)
                 entry = kb.by_pip_name(requirement_name(hit.detail))
             if entry is None or hit.rule == "import" and _is_the_project(entry, own):

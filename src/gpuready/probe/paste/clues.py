@@ -168,8 +168,15 @@ def _device_properties(match: re.Match[str]) -> Iterator[tuple[str, str]]:
     name = match.group(1)
     yield "gpu.name", name
     yield "torch.available", "True"
-    if re.search(r"NVIDIA|GeForce|Tesla|Quadro|TITAN|\bRTX\b|\bGTX\b|\b[ABHLTV]\d{2,3}\b", name, re.IGNORECASE):
-        yield "gpu.arch", f"sm_{match.group(2)}{match.group(3)}"  # (an old ROCm build's name may be 'Device 73bf')
+    yield from _capability_target(name, match.group(2), match.group(3))
+
+
+def _capability_target(name: str, major: str | None, minor: str | None) -> Iterator[tuple[str, str]]:
+    """torch's (major, minor) of a device as its sm_ target: only for an NVIDIA name (ROCm reports gfx-derived
+    numbers, (11, 0) for every gfx110x, and an old ROCm build's name may be 'Device 73bf')."""
+    if major and re.search(r"NVIDIA|GeForce|Tesla|Quadro|TITAN|\bRTX\b|\bGTX\b|\b[ABHLTV]\d{2,3}\b", name,
+                           re.IGNORECASE):
+        yield "gpu.arch", f"sm_{major}{minor}"
 
 
 def _torch_detected(match: re.Match[str]) -> Iterator[tuple[str, str]]:
@@ -178,8 +185,7 @@ def _torch_detected(match: re.Match[str]) -> Iterator[tuple[str, str]]:
     name = match.group(1).strip()
     yield "gpu.name", name
     yield "torch.available", "True"
-    if match.group(2) and not re.search(r"AMD|Radeon|Instinct", name, re.IGNORECASE):
-        yield "gpu.arch", f"sm_{match.group(2)}{match.group(3)}"
+    yield from _capability_target(name, match.group(2), match.group(3))
 
 
 def _gpu_line(match: re.Match[str]) -> Iterator[tuple[str, str]]:

@@ -292,12 +292,7 @@ def fingerprint_of_kind(kind: ReportKind, text: str, origin: str, source: str) -
     if kind is ReportKind.AMD_SMI_VERSION:
         version = parse_amd_smi_version(text)
         not_listed = (ProbeNote("devices", Fact.unsupported(origin, "an amd-smi version report does not list GPUs")),)
-        rocm: Fact[Version] = Fact.absent("amd-smi version")
-        if version.rocm_version:
-            try:
-                rocm = Fact.of(Version(version.rocm_version), "amd-smi version")
-            except InvalidVersion:
-                rocm = Fact.error("amd-smi version", f"unreadable ROCm version {version.rocm_version!r}")
+        rocm = _rocm_fact(version.rocm_version, "amd-smi version", "")
         return Fingerprint(
             stack=Stack(rocm_version=rocm, amdgpu_driver_version=Fact.maybe(version.amdgpu_version, "amd-smi version"),
                         amd_smi_version=Fact.maybe(version.tool_version, "amd-smi version")),
@@ -306,13 +301,8 @@ def fingerprint_of_kind(kind: ReportKind, text: str, origin: str, source: str) -
         )
     if kind is ReportKind.AMD_SMI_DEFAULT:
         table = parse_amd_smi_default(text)
-        rocm = Fact.absent("amd-smi", "amd-smi's table says N/A: it found no ROCm install beside it"
-                           if table.tool_version else "the pasted table lacks amd-smi's title line")
-        if table.rocm_version:
-            try:
-                rocm = Fact.of(Version(table.rocm_version), "amd-smi")
-            except InvalidVersion:
-                rocm = Fact.error("amd-smi", f"unreadable ROCm version {table.rocm_version!r}")
+        rocm = _rocm_fact(table.rocm_version, "amd-smi", "amd-smi's table says N/A: it found no ROCm install beside it"
+                          if table.tool_version else "the pasted table lacks amd-smi's title line")
         return Fingerprint(
             devices=merge_devices([("amd-smi", list(table.gpus))]),
             stack=Stack(rocm_version=rocm, amdgpu_driver_version=Fact.maybe(table.amdgpu_version, "amd-smi"),
@@ -337,6 +327,16 @@ def fingerprint_of_kind(kind: ReportKind, text: str, origin: str, source: str) -
         note = ProbeNote("devices", Fact.unsupported(origin, "one KFD node file does not show the other nodes"))
         fingerprint = dataclasses.replace(fingerprint, probes=(note,))
     return fingerprint
+
+
+def _rocm_fact(version: str | None, source: str, absent: str) -> Fact[Version]:
+    """The ROCm release an amd-smi report names (its version line or its table's title)."""
+    if not version:
+        return Fact.absent(source, absent)
+    try:
+        return Fact.of(Version(version), source)
+    except InvalidVersion:
+        return Fact.error(source, f"unreadable ROCm version {version!r}")
 
 
 def _host_or_stack_only(kind: ReportKind, text: str, origin: str) -> Fingerprint:
