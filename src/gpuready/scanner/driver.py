@@ -44,8 +44,9 @@ def run_scan(config: ScanConfig, kb: KnowledgeBase) -> Run:
     verdict = _VERDICTS[report.verdict]
     outcome = make_outcome(verdict, report.findings)
     others = "; ".join(f"{name}: {value}" for name, value in report.components.items() if value != "portable")
+    within = ", all of them outside the core: " if report.verdict == "portable" else "; outside the core: "
     summary = f"{outcome.summary} in {report.files} files ({report.lines:,} lines)" + (
-        f"; outside the core: {others}" if others else "")
+        f"{within}{others}" if others else "")  # a PORTABLE project's blockers are in its optional parts
     return make_run(RunKind.SCAN, __version__, findings=report.findings, results=[coverage_result(report)],
                     outcome=make_outcome(verdict, report.findings, summary=summary), tags=(f"root:{config.path}",))
 

@@ -113,6 +113,8 @@ def test_a_back_end_whose_modules_import_each_other_is_optional_when_only_a_guar
     (trt / "manager.py").write_text("from app.trt.engine import Engine\n\nclass Manager:\n    pass\n")
     guarded = api.scan(ScanConfig(tmp_path, cache=False, jobs=1))
     assert guarded.outcome.verdict.value == "PORTABLE", guarded.outcome.summary
+    assert "blocker" in guarded.outcome.summary and "all of them outside the core: feature app.trt: blocked" in (
+        guarded.outcome.summary)  # a new user reading "PORTABLE: 2 blockers" learns where they are
     assert {f.evidence["component"] for f in guarded.findings if f.code == "scan.package.tensorrt"} == {
         "feature app.trt"}
     (tmp_path / "src" / "app" / "cli.py").write_text("from app.trt.manager import Manager\n\n" + cli)
