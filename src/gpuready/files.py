@@ -11,6 +11,7 @@ FIFO or device (``/dev/stdout``) is written directly.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -128,15 +129,38 @@ def read_json(path: Path | str, limit: int, what: str = "JSON file") -> Any:
     return loads_json(read_text(path, limit, what), str(path))
 
 
+@functools.cache
+def _unique_keys_loader() -> type:
+    """The safe loader (libyaml's when present) refusing a key given twice in one mapping, which YAML forbids and
+    PyYAML would let the later value overwrite silently (a data entry pasted over another one's fields)."""
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class UniqueKeys(base):  # type: ignore[valid-type,misc]
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                if not isinstance(key, (str, int, float, bool)):
+                    continue  # a complex key (a list, a mapping) is left to the constructor
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(None, None, f"the key {key!r} is given twice",
+                                                            key_node.start_mark)
+                seen.add(key)
+            return super().construct_mapping(node, deep)
+
+    return UniqueKeys
+
+
 def loads_yaml(text: str, source: str, error: type[InputError] = InputError) -> Any:
     """YAML through the safe loader (libyaml's when present), with the nesting limit; ``error`` is raised (naming
     the line and column as its field) when the text is not YAML."""
     import yaml
 
     check_nesting(text, source)
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+        return yaml.load(text, Loader=_unique_keys_loader())  # noqa: S506 - a safe loader
     except yaml.YAMLError as problem:
         mark = getattr(problem, "problem_mark", None)
         where = f"line {mark.line + 1} column {mark.column + 1}" if mark is not None else None

@@ -105,6 +105,7 @@ class _Visitor(ast.NodeVisitor):
         self.function_depth = 0
         self.cuda_branch_depth = 0
         self.try_depth = 0
+        self.scopes: list[str] = []  # the names of the classes and functions around the node visited
         self.credited = False
         self.capability_names: set[str] = set()
         self.cpp_extension_names = {"CUDAExtension"}
@@ -212,6 +213,7 @@ class _Visitor(ast.NodeVisitor):
         self.asks_whether = asks or bool(_PREDICATE.match(node.name))
         self.function_depth += 1
         self.cuda_branch_depth += cuda_path
+        self.scopes.append(node.name)
         for part in (*node.decorator_list, node.args, *([node.returns] if node.returns else [])):
             self.visit(part)
         exits = 0
@@ -222,7 +224,13 @@ class _Visitor(ast.NodeVisitor):
                 self.cuda_branch_depth += 1
         self.cuda_branch_depth -= cuda_path + exits
         self.function_depth -= 1
+        self.scopes.pop()
         self.asks_whether = asks
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.scopes.append(node.name)
+        self.generic_visit(node)
+        self.scopes.pop()
 
     def visit_BoolOp(self, node: ast.BoolOp) -> None:
         """``torch.version.cuda and capability >= (9, 0)``: what follows a CUDA test in an ``and`` is evaluated on
@@ -471,6 +479,8 @@ class _Visitor(ast.NodeVisitor):
         if last == "enable_xformers_memory_efficient_attention" or "attention" in last.lower() and any(
                 isinstance(arg, ast.Constant) and arg.value == "xformers" for arg in node.args):
             self.hit("python.xformers_attention", node, function, self.optional)  # set_attention_backend("xformers")
+        if _without_math_sdpa(last, node, keywords) and not any(map(_NAMED_FOR_A_KERNEL.search, self.scopes)):
+            self.hit("python.sdpa_math_disabled", node, function)  # unless a variant named for it, chosen by name
         if last == "inline_asm_elementwise":
             self.hit("triton.inline_asm", node, function)
         elif last == "inline_ptx" or function.endswith("llvm.inline_asm"):  # CuTe DSL's PTX, MLIR's llvm dialect
@@ -497,6 +507,28 @@ class _Visitor(ast.NodeVisitor):
             if key == "TORCH_CUDA_ARCH_LIST" and not self.mentions_rocm:
                 self.hit("python.cuda_arch_list", node, "TORCH_CUDA_ARCH_LIST")
         self.generic_visit(node)
+
+
+_NAMED_FOR_A_KERNEL = re.compile(r"(?i)flash|(?<![a-z])fa[234](?![0-9])|cudnn|efficient|mem_?eff")
+"""A function or class named for a fused attention kernel (``attention_causal_pt_fa2``, ``AttentionSDPAFlash``): one
+variant among several that callers pick by name, not the attention every caller gets."""
+_FUSED_SDPA = frozenset({"FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION"})
+"""``SDPBackend`` members that are fused kernels: on ROCm only some GPUs and builds have them."""
+
+
+def _without_math_sdpa(last: str, node: ast.Call, keywords: dict[str, ast.expr]) -> bool:
+    """Whether a call leaves scaled_dot_product_attention without its math fallback: ``sdp_kernel(enable_math=False)``,
+    ``enable_math_sdp(False)``, ``sdpa_kernel(SDPBackend.FLASH_ATTENTION)`` (or a list of fused backends, no MATH)."""
+    if last == "sdp_kernel":
+        math = keywords.get("enable_math")
+        return isinstance(math, ast.Constant) and math.value is False
+    if last == "enable_math_sdp":
+        return bool(node.args) and isinstance(node.args[0], ast.Constant) and node.args[0].value is False
+    if last == "sdpa_kernel":
+        chosen = keywords.get("backends") or (node.args[0] if node.args else None)
+        members = [dotted(e).split(".")[-1] for e in getattr(chosen, "elts", [chosen] if chosen is not None else [])]
+        return bool(members) and all(member in _FUSED_SDPA for member in members)
+    return False
 
 
 def _cuda_sides(node: ast.If, test: str | None = None) -> tuple[bool, bool]:
@@ -595,7 +627,7 @@ def _test_text(node: ast.AST) -> str:
 
 
 _TRIGGERS = re.compile(r"cuda|CUDA|nvcc|nvidia|capability|cpp_extension|inline_asm|inline_ptx|num_warps|nccl|"
-                       r"flash_attention_2|xformers|whl/cu|Tensorrt|"
+                       r"flash_attention_2|xformers|whl/cu|Tensorrt|sdp_kernel|sdpa_kernel|enable_math_sdp|"
                        r"apex|paged_|_8bit|bnb|-gencode|--expt|-Xptxas|-Xcompiler|diag-suppress|use_fast_math|-arch=|"
                        r"nvtx|cudnn|hip|HIP|rocm|ROCM")
 """A Python file without any of these words can hold no rule hit: only its imports are read."""

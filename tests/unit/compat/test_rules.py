@@ -185,6 +185,23 @@ def test_an_unknown_driver_is_a_warning_unless_torch_runs_cuda_on_the_gpu(data: 
     assert "unknown.nvidia_driver" in judged(read_paste(unknown, "synthetic"), data)[1]
 
 
+def test_a_kernel_another_distribution_built_is_the_host_of_a_container(data: Dataset) -> None:
+    """vLLM#17875 (an Ubuntu 22.04.5 container on an LLNL TOSS host, kernel 4.18.0-553.47.1.1toss.t4) and vLLM#14062
+    (Ubuntu 22.04.5 in a container on RHEL 9.5, 5.14.0-503.22.1.el9_5): the kernel is the host's, so it is not held
+    against the container OS's list (an info says so); an Ubuntu kernel under Ubuntu still is."""
+    from gpuready.probe.paste import read_paste
+
+    paste = ('ROCm version: 6.3.0\nPRETTY_NAME="Ubuntu 22.04.5 LTS"\nGPU 0: AMD Instinct MI300X (gfx942)\n'
+             "Linux box 5.14.0-503.22.1.el9_5.x86_64 #1 SMP\n")
+    found = judged(read_paste(paste, "synthetic"), data)[1]
+    assert "rocm.kernel_of_host" in found and "rocm.kernel_unlisted" not in found
+    toss = judged(read_paste(paste.replace("5.14.0-503.22.1.el9_5", "4.18.0-553.47.1.1toss.t4"), "synthetic"), data)[1]
+    assert "rocm.kernel_of_host" in toss
+    ubuntu = judged(read_paste(paste.replace("5.14.0-503.22.1.el9_5.x86_64", "4.15.0-20-generic"), "synthetic"),
+                    data)[1]
+    assert "rocm.kernel_unlisted" in ubuntu and "rocm.kernel_of_host" not in ubuntu
+
+
 def test_os_not_listed_for_the_rocm_release(data: Dataset) -> None:
     fp = machine(rocminfo="rocminfo/mi300x-8gpu-gfx942-rocm6.2.3.txt", files={
         "/opt/rocm/.info/version": "6.0.2\n", "/etc/os-release": fixture("os-release/sles-15-sp6.txt"),

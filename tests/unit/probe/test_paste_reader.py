@@ -98,6 +98,19 @@ def test_sections_follow_fences_prompts_and_bare_commands() -> None:
                                                          (9, "torch.cuda.is_available()")]
 
 
+def test_three_backticks_closed_on_the_same_line_are_a_code_span_not_a_fence() -> None:
+    """ROCm-libs#37 (set 20): "```RuntimeError: HIP error: invalid device function```." typed inside a sentence's
+    paragraph: CommonMark opens no fence where a backtick follows on the line, so the error lines are text read for
+    errors (they were swallowed as two empty fences), while a real fence still opens."""
+    text = ("I set HSA_OVERRIDE_GFX_VERSION to 11.5.1 and get:\n```RuntimeError: HIP error: invalid device function```."
+            "\nThen another error:\n```:0:rocdevice.cpp :3018: Callback: Queue 0x7f aborting with error : "
+            "HSA_STATUS_ERROR_INVALID_ISA: The instruction set architecture is invalid. code: 0x100f```\n")
+    assert [s.first for s in segment(text)] == [1]
+    assert sorted(e.code for e in read_paste(text, "paste: t").errors) == ["hsa_status_error",
+                                                                            "invalid_device_function"]
+    assert [(s.first, s.fenced) for s in segment("text\n```bash\nrocminfo\n```\n")][-1] == (3, True)
+
+
 def test_an_error_fixed_further_down_the_paste_is_a_warning_not_a_blocker() -> None:
     text = (">>> torch.cuda.is_available()\nhipErrorNoBinaryForGpu: Unable to find code object for all current "
             "devices!\n$ HSA_OVERRIDE_GFX_VERSION=10.3.0 python3\n>>> torch.cuda.is_available()\nTrue\n")
@@ -1585,3 +1598,97 @@ def test_what_the_nineteenth_held_out_set_showed_is_read() -> None:
     named = _facts("_CudaDeviceProperties(name='Device 73bf', major=10, minor=3, total_memory=16368MB)\n")
     assert named["archs"] == []  # an old ROCm build's name; only an NVIDIA name makes major/minor an sm_ target
     assert _facts("RuntimeError: HIP error: invalid argument\n")["errors"] == ["hip_invalid_value"]
+
+
+def _fixture_text(name: str) -> str:
+    return next(PASTES.parent.glob(f"pastes*/{name}*.txt")).read_text(encoding="utf-8")
+
+
+def test_an_old_rocm_smi_table_row_is_a_gpu_even_without_its_name() -> None:
+    """rocm_smi_lib#90 (set 20): ROCm 3.3's "GPU Temp AvgPwr SCLK ..." table lists one unnamed GPU; it was read as no
+    GPU at all (a NOT READY blocker). Also the "(Vega 10 XT)" named in the sentence above it."""
+    fp = read_paste(_fixture_text("h20-rocsmi-90"), "paste: t")
+    assert len(fp.devices) == 1 and fp.devices[0].name.value == "Vega 10 XT"
+    assert "gpu.none" not in {f.code for f in judge(fp, load_dataset())}
+    table = "\n".join(line for line in _fixture_text("h20-rocsmi-90").splitlines() if "Mhz" in line or "==" in line)
+    assert len(read_paste(table, "paste: t").devices) == 1
+    assert read_paste(table.replace("852Mhz", "852").replace("167Mhz", "167"), "paste: t").devices == ()
+
+
+def test_pip_show_names_the_package_version_on_the_line_below() -> None:
+    """yolov5#4027 (set 20): `pip3 show torch` in an NGC container, "Name: torch" then "Version: 1.9.0a0+c3d40fd"."""
+    fp = read_paste(_fixture_text("h20-yolov5-4027"), "paste: t")
+    torch = fp.framework("torch")
+    assert torch is not None and torch.version.value == "1.9.0a0+c3d40fd"
+    assert [s.kind for s in fp.sections if s.command.startswith("pip3 show")] == ["pip-show"]
+    with pytest.raises(InputError):  # a package gpuready does not read is no fact
+        read_paste("Name: requests\nVersion: 2.31.0\n", "paste: t")
+
+
+def test_an_empty_lspci_grep_for_gpus_is_evidence_of_no_gpu() -> None:
+    """rltrader#34 (set 20): "`(base) root@vmanager6003:~# sudo lspci -vkk | grep VGA" printed nothing on a VPS, the
+    command typed inside a one-backtick code span over three lines: read (it was not), a warning for VGA alone (a
+    data-centre GPU is a 3D controller), a blocker where the grep covered every class, nothing where it found one."""
+    fp = read_paste(_fixture_text("h20-rltrader-34"), "paste: t")
+    assert [e.code for e in fp.errors] == ["lspci_no_vga_device"]
+    findings = {f.code: f.severity for f in judge(fp, load_dataset())}
+    assert findings["error.lspci_no_vga_device"] is Severity.WARN
+    every = read_paste("$ lspci | grep -iE 'vga|3d|display'\n$ \n", "paste: t")
+    assert [e.code for e in every.errors] == ["lspci_no_display_device"]
+    assert {f.code: f.severity for f in judge(every, load_dataset())}["error.lspci_no_display_device"] is (
+        Severity.BLOCKER)
+    found = read_paste("$ lspci | grep -i vga\n03:00.0 VGA compatible controller: Advanced Micro Devices, Inc. "
+                       "[AMD/ATI] Navi 31 [Radeon RX 7900 XT/7900 XTX] (rev c8)\n", "paste: t")
+    assert found.errors == ()
+
+
+def test_rocminfo_crashing_is_rocm_crashing() -> None:
+    """TheRock#5985 (set 20): a nightly's rocminfo prints "ROCk module is loaded" then "Segmentation fault (core
+    dumped)": rocminfo calls nothing but the HSA runtime, so the crash is ROCm's (a blocker), not an unknown process's
+    (a warning); its "CPU/APU:" line is the CPU."""
+    fp = read_paste(_fixture_text("h20-therock-5985"), "paste: t")
+    assert [e.code for e in fp.errors] == ["segfault_in_hip_runtime"]
+    assert {f.code: f.severity for f in judge(fp, load_dataset())}["error.segfault_in_hip_runtime"] is Severity.BLOCKER
+    assert fp.host.cpu_model.value.startswith("AMD Ryzen AI MAX+ 395")
+    other = read_paste("$ python train.py\nSegmentation fault (core dumped)\n", "paste: t")
+    assert [e.code for e in other.errors] == ["process_segfault"]
+
+
+def test_errors_said_in_a_sentence_or_thrown_by_old_hip() -> None:
+    """ollama#12698 (set 8): "my GPU doesn't seem to be detected" (a symptom said, no_gpu_found; not "if the GPU is
+    not detected"); rocm_smi_lib#40 (set 20): "terminate called after throwing an instance of 'ihipException'"."""
+    said = read_paste(_fixture_text("h8-ollama-12698"), "paste: t")
+    assert "no_gpu_found" in {e.code for e in said.errors}
+    with pytest.raises(InputError):
+        read_paste("If the GPU is not detected, the server falls back silently.\n", "paste: t")
+    thrown = read_paste(_fixture_text("h20-rocsmi-40"), "paste: t")
+    assert [e.code for e in thrown.errors] == ["hip_runtime_exception"]
+    assert {f.code: f.severity for f in judge(thrown, load_dataset())}["error.hip_runtime_exception"] is (
+        Severity.BLOCKER)
+
+
+def test_a_printed_value_in_a_comment_and_a_driver_after_the_cuda_version() -> None:
+    """pytorch#160804 and #167244 (set 20): `print(f"CUDA Available: {torch.cuda.is_available()}")  # Returns False`,
+    `torch.cuda.is_available()        # True`, "**CUDA Version**: 12.8 (Driver 570.181)" and "CUDA toolkit: 12.4
+    (driver 570.124.06 from NVIDIA)"."""
+    first = read_paste(_fixture_text("h20-pytorch-160804"), "paste: t")
+    torch = first.framework("torch")
+    assert torch is not None and torch.accelerator_available.value is False
+    assert first.stack.nvidia_driver_version.value == "570.181" and first.stack.cuda_driver_version.value == "12.8"
+    second = read_paste(_fixture_text("h20-pytorch-167244"), "paste: t")
+    assert second.stack.nvidia_driver_version.value == "570.124.06"
+    assert second.framework("torch").accelerator_available.value is True  # type: ignore[union-attr]
+    said = read_paste("x = torch.cuda.is_available()  # the value decides the device\nROCm 6.2\n", "paste: t")
+    assert said.framework("torch") is None
+
+
+def test_sglang_check_env_on_rocm_says_the_torch_build_and_the_rocm_release() -> None:
+    """SGLang's check_env (sglang#10195, set 6): "ROCM available: True" is printed only for a ROCm torch, and "HIPCC:
+    HIP version: 6.3.42131-fa1d09cbd" names ROCm 6.3, so the source build 2.6.0a0+git8d4926e on an MI300X is judged
+    as a ROCm 6.3 build (its kernels expected), not as an unknown build."""
+    fp = read_paste(_fixture_text("h6-sglang-10195"), "paste: t")
+    torch = fp.framework("torch")
+    assert torch is not None and torch.variant.value.value == "rocm"
+    assert str(fp.stack.rocm_version.value) == "6.3"
+    codes = {f.code: f.severity for f in judge(fp, load_dataset())}
+    assert codes.get("torch.arch_list_unshown") is Severity.INFO and "unknown.torch_build" not in codes

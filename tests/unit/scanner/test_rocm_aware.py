@@ -1192,3 +1192,67 @@ def test_xformers_chosen_as_the_attention_backend() -> None:
             "    assert cfg.efficient_attention_backend == \"xformers\", \"v1 needs xformers\"\n"
             "    if name == \"xformers\":\n        pass\n")
     assert [h.line for h in analyse_python(text) if h.rule == "python.xformers_attention"] == [2, 3]
+
+
+def test_attention_without_its_math_fallback_is_a_choice_rocm_meets_on_some_gpus_only() -> None:
+    """GPTQ-for-LLaMa's quant/fused_attn.py:154 `with torch.backends.cuda.sdp_kernel(enable_math=False):` inside the
+    fused attention's forward (core code, not a feature); torch.nn.attention's `sdpa_kernel(SDPBackend.FLASH_ATTENTION)`
+    the same; a list that keeps MATH, or enable_math=True, leaves the fallback."""
+    def sdpa_hits(text: str) -> list[tuple[int, bool]]:
+        return [(h.line, h.optional) for h in analyse_python(text) if h.rule == "python.sdpa_math_disabled"]
+
+    gptq = ("import torch\nimport torch.nn.functional as F\nclass Attn:\n    def forward(self, q, k, v):\n"
+            "        with torch.backends.cuda.sdp_kernel(enable_math=False):\n"
+            "            return F.scaled_dot_product_attention(q, k, v, is_causal=True)\n")
+    assert sdpa_hits(gptq) == [(5, False)]
+    assert sdpa_hits(gptq.replace("enable_math=False", "enable_math=True")) == []
+    new = ("from torch.nn.attention import SDPBackend, sdpa_kernel\n"
+           "with sdpa_kernel(SDPBackend.FLASH_ATTENTION):\n    pass\n"
+           "with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION]):\n    pass\n"
+           "with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]):\n    pass\n"
+           "with sdpa_kernel(backends=[SDPBackend.CUDNN_ATTENTION]):\n    pass\n")
+    assert [line for line, _ in sdpa_hits(new)] == [2, 4, 8]
+    assert [line for line, _ in sdpa_hits("import torch\ntorch.backends.cuda.enable_math_sdp(False)\n"
+                                          "torch.backends.cuda.enable_math_sdp(True)\n")] == [2]
+    variants = ("from torch.nn.attention import SDPBackend, sdpa_kernel\n"  # mlstm_kernels' baselines, lingua's probe
+                "def attention_causal_pt_fa2(q, k, v):\n    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):\n"
+                "        return sdpa(q, k, v)\n"
+                "class AttentionSDPAFlash(AttentionSDPA):\n    def forward(self, x):\n"
+                "        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):\n            return sdpa(x, x, x)\n")
+    assert sdpa_hits(variants) == [], "a variant named for its kernel is chosen by name, not every caller's attention"
+
+
+def test_flash_attention_csrc_extensions_have_no_rocm_build(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """TinyLlama's lit_gpt: `import xentropy_cuda_lib`, `import rotary_emb`, `import dropout_layer_norm` (the CUDA
+    extensions in flash-attention's csrc/, not the flash_attn package, whose ROCm build does not cover them); a
+    project's own top-level module of one of those names is its own code (one inside a package is not what a bare
+    import finds)."""
+    for name in ("rotary_emb", "dropout_layer_norm", "xentropy_cuda_lib", "fused_dense_lib"):
+        entry = kb.by_import(name)
+        assert entry is not None and entry.name == "flash-attn-csrc-extensions" and entry.status == "none"
+    (tmp_path / "lit").mkdir()
+    (tmp_path / "lit" / "__init__.py").write_text("")
+    (tmp_path / "lit" / "fused_ce.py").write_text("import torch\nimport xentropy_cuda_lib\n")
+    found = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    assert [(f.code, f.location, f.severity) for f in found.findings if f.code.startswith("scan.package")] == [
+        ("scan.package.flash-attn-csrc-extensions", "lit/fused_ce.py:2", Severity.BLOCKER)]
+    (tmp_path / "xentropy_cuda_lib.py").write_text("def loss(x):\n    return x\n")  # a top-level module of its own
+    assert not [f for f in scan_tree(tmp_path, kb, jobs=1, cache=False).findings if f.code.startswith("scan.package")]
+
+
+def test_a_key_given_twice_in_a_data_file_is_refused_not_overwritten(tmp_path: Path) -> None:
+    """A rule pasted in front of another one's fields (its `- id:` line lost) made YAML give the second rule's message
+    to the first and drop the second, silently: every YAML gpuready reads now refuses a key given twice, naming the
+    line, and the bundled knowledge base has none."""
+    from gpuready.errors import InputError, SchemaError
+    from gpuready.files import loads_yaml
+    from gpuready.scanner.kb import DATA
+
+    assert loads_yaml("a: 1\nb: {a: 2}\nc: [a, a]\n", "t") == {"a": 1, "b": {"a": 2}, "c": ["a", "a"]}
+    with pytest.raises(InputError, match="line 3 column 1: not valid YAML: the key 'a' is given twice"):
+        loads_yaml("a: 1\nb: 2\na: 3\n", "t")
+    broken = (DATA / "patterns.yaml").read_text(encoding="utf-8").replace("  - id: python.onnx_cuda_provider\n", "", 1)
+    (tmp_path / "patterns.yaml").write_text(broken, encoding="utf-8")
+    with pytest.raises(SchemaError, match="given twice"):
+        load_kb(patterns=tmp_path / "patterns.yaml")
+    assert load_kb().rule("python.onnx_cuda_provider") is not None

@@ -95,6 +95,21 @@ def _lts_line(os_id: str, version: str) -> str | None:
     return match.group(1) if match else None
 
 
+_KERNEL_FAMILIES = ((re.compile(r"\.el\d+|toss"), "rhel"), (re.compile(r"\.fc\d+"), "fedora"),
+                    (re.compile(r"-(?:generic|lowlatency|aws|azure|gcp|oracle|nvidia|oem)$"), "ubuntu"),
+                    (re.compile(r"-(?:amd64|cloud-amd64)$"), "debian"), (re.compile(r"-default$"), "sles"))
+"""What a distribution's kernel build is named with: ``.el9_5`` (RHEL and its rebuilds), ``.fc41``, Ubuntu's
+``-generic`` flavours, Debian's ``-amd64``, SUSE's ``-default``."""
+_FAMILY_NAMES = {"rhel": "RHEL", "fedora": "Fedora", "ubuntu": "Ubuntu", "debian": "Debian", "sles": "SLES"}
+_OS_FAMILIES = {"rocky": "rhel", "almalinux": "rhel", "centos": "rhel", "ol": "rhel", "oracle": "rhel", "rhel": "rhel",
+                "opensuse": "sles", "opensuse-leap": "sles", "sles": "sles"}
+
+
+def _kernel_family(kernel: str) -> str | None:
+    """The distribution family a kernel release was built by, where its name says (None: it does not)."""
+    return next((family for pattern, family in _KERNEL_FAMILIES if pattern.search(kernel)), None)
+
+
 def operating_system(context: Context) -> Iterator[Finding]:
     """The OS and kernel against the release's list."""
     release = context.rocm
@@ -130,6 +145,16 @@ def operating_system(context: Context) -> Iterator[Finding]:
         return
     kernel = host.kernel.value
     series = re.match(r"(\d+\.\d+)", kernel or "")
+    built_for = _kernel_family(kernel or "")
+    if built_for and built_for != _OS_FAMILIES.get(os_id, os_id):
+        yield finding("rocm.kernel_of_host", Severity.INFO,
+                      f"Kernel {kernel} is built for {_FAMILY_NAMES.get(built_for, built_for)}, "
+                      f"not {host.os_name.value or os_id}: the report comes from a container whose host runs another "
+                      "distribution, so the kernel was not checked against the container OS's list.",
+                      evidence={"kernel": kernel, "OS": f"{os_id} {version}"}, source_url=release.source,
+                      remedy="check the host's OS and kernel against the ROCm release's list (run gpuready doctor on "
+                             "the host)")
+        return
     if supported.kernels and series and not any(k.startswith(series.group(1)) for k in supported.kernels):
         yield finding("rocm.kernel_unlisted", Severity.WARN,
                       f"Kernel {kernel} is not a kernel series ROCm {release.version} lists for {os_id} {version} "

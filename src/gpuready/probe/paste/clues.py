@@ -231,7 +231,7 @@ _LABELS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNOR
      r"my gpu|my gpus|my graphics card|my card|my video card",
      "gpu.name"),
     (r"gpu architecture|gpu arch|gfx version|gfx target|architecture", "gpu.arch"),
-    (r"cpu|processor|cpu model", "host.cpu"),
+    (r"cpu|processor|cpu model|cpu/apu|apu", "host.cpu"),
     (r"python|python version|python_version", "host.python"),
     (r"pytorch|torch|pytorch version|torch version|torch_version", "torch.version"),
     (r"torch hip version|hip version used to build pytorch", "torch.hip"),
@@ -279,13 +279,14 @@ _GPU_MENTION = re.compile(
     r"(?:\b(?P<count>[1-9]\d?)\s*[x×]\s*|\bwith\s*(?P<with>[2-9]|1[0-6])\s+)?"
     rf"(?P<name>\b(?:{_GPU_PREFIX}{_GPU_FAMILY}{_GPU_MODEL}|(?:AMD|NVIDIA)\s+{_GPU_MODEL}|"
     r"RX\s?\d{3,4}M?(?:\s?(?:XTX|XT|GRE|S))?|RTX\s?\d{4}D?(?:\s?(?:Ti|SUPER))?|GTX\s?\d{3,4}(?:\s?Ti)?|"
-    r"MI-?\d{2,3}[A-Z]?|\d{4}\s?XTX?|W\d{4}|[AHV]100|[AH]800|H200|B200|L40S?)(?=\b|[x×]\d))"
+    r"MI-?\d{2,3}[A-Z]?|\d{4}\s?XTX?|W\d{4}|[AHV]100(?:-(?:SXM\d?|PCIE)(?:-\d{2,3}GB)?)?|[AH]800|H200|B200|L40S?|"
+    r"Vega\s?\d{1,2}(?:\s?XTX?)?)(?=\b|[x×]\d))"
     r"(?:\s*[x×]\s*(?P<after>[1-9]\d?)\b)?", re.IGNORECASE)
 """A GPU named in running text, and how many (``4x MI210``, ``MI210x4``, ``with 4 MI250X cards``)."""
 
 
 _MAYBE_MENTION = Caseless.of(re.compile(r"radeon|instinct|firepro|geforce|tesla|quadro|titan|amd|nvidia|rx\s?\d|"
-                                         r"rtx\s?\d|gtx\s?\d|mi-?\d|\d\s?xt|w\d|[ahv]100|[ah]800|h200|b200|l40",
+                                         r"rtx\s?\d|gtx\s?\d|mi-?\d|\d\s?xt|w\d|[ahv]100|[ah]800|h200|b200|l40|vega",
                                          re.IGNORECASE))
 """What each name ``_GPU_MENTION`` reads holds (a family word, a vendor, or a model's letters and digit): a sentence
 without any is passed over at once."""
@@ -643,7 +644,8 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^\s*MARKET_NAME\s*:\s*(.+?)\s*$", _one("gpu.name")),
     (r"^\s*TARGET_GRAPHICS_VERSION\s*:\s*(gfx[0-9a-f]+)", _one("gpu.arch")),
     # ROCm install
-    (r"^\s*HIP version\s*:\s*(\d\S*)", _one("stack.hip")),
+    # hipconfig's, and SGLang check_env's "HIPCC: HIP version: 6.3.42131-fa1d09cbd"
+    (r"^\s*(?:HIPCC:\s*)?HIP version\s*:\s*(\d\S*)", _one("stack.hip")),
     (r"^(?:ii|hi)\s+rocm-core\S*\s+(\d+\.\d+\.\d+)", _one("stack.rocm"), "rocm-core"),
     # dkms status: "amdgpu/6.2.4-1652687.el9, 5.14.0-373.el9.x86_64, x86_64: installed"
     (r"^amdgpu[/,]\s*(\d[\w.\-~]*),\s*(\d+\.\d+\.\d+[\w.\-+~]*),\s*\w+:\s*installed",
@@ -685,6 +687,10 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     # a traceback's or a warning's path into the interpreter's packages: the Python that runs them
     (r"/lib/python(3\.\d{1,2})/(?:site|dist)-packages/", _one("host.python"), "/lib/python3"),
     (r"^AMD arch: (gfx[0-9a-f]{3,4})\b", _one("gpu.arch"), "amd arch: "),  # ComfyUI's start-up log on ROCm
+    # SD.Next's (and the amdgpu forks of A1111 and Forge) start-up log on ROCm or ZLUDA: "ROCm: agents=['gfx1030',
+    # 'gfx1036']", "ROCm: version=6.2, using agent gfx1030"
+    (r"^\s*ROCm: agents=\[([^\]]*gfx[^\]]*)\]", _gfx, "rocm: agents="),
+    (r"^\s*ROCm: version=(\d+\.\d+(?:\.\d+)?)\b", _one("stack.rocm"), "rocm: version="),
     # Python prints and reprs
     (r"^'?(?P<version>\d+\.\d+\.\d+\+(?:rocm|cu|cpu)[\w.]*)'?(?:\s+'?[\d.\-\w]+'?)?(?:\s+(?P<available>True|False))?\s*$",
      _torch_variant, ("+rocm", "+cu", "+cpu")),
@@ -700,6 +706,14 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      _printed_label, ("torch.", "jax")),
     (r"^\s*(?P<print>print\(\s*)?(?P<expr>(?:torch|jax|jaxlib)\.[\w.]+(?:\(\s*\w*\s*\))?)(?(print)\s*\))\s*[:=]\s*"
      r"(?P<value>\S.*)", _printed_label, ("torch.", "jax")),  # also `print(torch.__version__): 2.0.1+cu117`
+    # a print of it in a script, with what it printed in a comment: `print(f"CUDA: {torch.cuda.is_available()}")  #
+    # Returns False`
+    (r"\btorch\.cuda\.is_available\(\)[^#\n]*#\s*(?i:->|=>|returns?|gives|prints|outputs?|is)?\s*:?\s*`?(True|False)`?"
+     r"\W*$", _one("torch.available"), "is_available()"),
+    # the driver named after the CUDA version on its line: "**CUDA Version**: 12.8 (Driver 570.181)", "CUDA toolkit:
+    # 12.4 (driver 570.124.06 from NVIDIA)"
+    (r"\bCUDA(?: [Vv]ersion| toolkit)?\W{0,6}(\d{2}\.\d)\b[^\n]{0,40}?\b[Dd]river:?\s*v?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b",
+     _many(("stack.cuda", 1), ("stack.nvidia_driver", 2)), "driver"),
     (r"^jax:\s+(\d\S*)", _one("jax.version"), "jax:"),
     (r"^device info:\s*(?P<kind>.+?)-(?P<count>\d+),\s*\d+ local devices", _jax_device_info, "device info:"),
     (r"^jaxlib:\s+(\d\S*)", _one("jaxlib.version")),
@@ -742,6 +756,10 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     # rocm-smi's per-GPU lines in any of its forms ("GPU[1]          : Successfully set fan speed to level 255"):
     # the GPUs it reached, unnamed where the form names none
     (r"^GPU\[(\d{1,3})\]\s+:", _one("gpu.smi_index"), "gpu["),
+    # a row of rocm-smi's default table, which names no GPU: "1    25.0c  10.0W   852Mhz  167Mhz  14.9%  auto ..." (ROCm
+    # 3-5, "GPU Temp AvgPwr SCLK ...") or "0  1  0x74a1,  28851  35.0°C  143.0W  NPS1, SPX, 0  132Mhz ..." (ROCm 6-7)
+    (r"^\s*(\d{1,3})\s+(?:\S+\s+){0,3}?\d+(?:\.\d+)?\s?(?:°C|c)\s+(?:N/A|\d+(?:\.\d+)?W)\s.*\d+Mhz\b",
+     _one("gpu.smi_index"), "mhz"),
     (r"^ROCm version: \((\d+), (\d+)\)\s*$", lambda m: iter([("torch.hip", f"{m.group(1)}.{m.group(2)}")])),
     (r"^\[Crystools INFO\] CPU: (.+?) - Arch: \S+(?: - OS: (.+?))?\s*$", _many(("host.cpu", 1), ("host.os", 2))),
     # llama.cpp / ggml: "Device 0: NVIDIA GeForce 940MX, compute capability 5.0" (the capability is the sm_ target;
@@ -780,6 +798,9 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
      r"running|calling|with)\b[^.!?]{0,30}?\btorch\.cuda\.is_available\(\)",
      _one("torch.available"), "is_available()"),
     (r"\bTorch backend: (?:AMD ROCm HIP|nVidia CUDA|NVIDIA CUDA) (\d\S*)", _one("torch.backend")),
+    # SGLang's check_env prints "ROCM available" (and "HIPCC: ...") only where torch.version.hip is set: a ROCm build
+    (r"^ROCM available: (True|False)\s*$", lambda m: iter([("torch.available", m.group(1)), ("torch.variant", "rocm")]),
+     "rocm available"),
     # InvokeAI: "Using torch device: [AMD Radeon RX 7900 XTX (cuda:0), AMD Radeon 760M Graphics (cuda:1)]" or one name
     (r"\bUsing torch device: \[?(.+?)\]?\s*$", _invoke_devices, "using torch device: "),
     # AI-Benchmark's "*  GPU/0: AMD Instinct MI100": TensorFlow (which it runs on) lists the GPU

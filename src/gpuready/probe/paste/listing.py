@@ -1,6 +1,8 @@
 """Commands whose output is a list of one thing, a line each: the GPU targets ``amdgpu-arch`` / ``offload-arch`` print,
 the names Windows' WMI gives its video controllers and processors (``(Get-WmiObject win32_VideoController).Name``,
-``Get-CimInstance``, ``wmic path win32_VideoController get name``). Pure: a command and its output lines to clues."""
+``Get-CimInstance``, ``wmic path win32_VideoController get name``); and ``pip show``'s record of a package, whose name
+and version stand on two lines (``Name: torch``, ``Version: 1.9.0a0+c3d40fd``). Pure: a command and its output lines
+to clues."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from gpuready.probe.parse.kfd import normalise_gfx_name
-from gpuready.probe.paste.clues import TOOL, Clue, looks_like_cpu, looks_like_gpu
+from gpuready.probe.paste.clues import TOOL, Clue, clues, looks_like_cpu, looks_like_gpu
 
 _TARGET = re.compile(r"^(gfx[0-9a-f]{3,4})$")
 
@@ -47,3 +49,16 @@ def listed(command: str, output: Sequence[str], first_line: int) -> Iterator[Clu
             if value is not None:
                 yield Clue(field, value, first_line + offset, TOOL)
         return
+
+
+_SHOWN_NAME = re.compile(r"^\s*Name:\s*([A-Za-z0-9][\w.\-]*)\s*$")
+_SHOWN_VERSION = re.compile(r"^\s*Version:\s*(\d+\.\d+[\w.+\-]*)\s*$")
+
+
+def shown_packages(output: Sequence[str], first_line: int) -> Iterator[Clue]:
+    """The packages ``pip show`` describes: a ``Name:`` line, then its ``Version:`` line, read as the same package's
+    ``name==version`` would be in a requirements list (so only the packages that one reads), at the version's line."""
+    for offset in range(len(output) - 1):
+        if (name := _SHOWN_NAME.match(output[offset])) and (version := _SHOWN_VERSION.match(output[offset + 1])):
+            number = first_line + offset + 1
+            yield from clues([f"{name.group(1)}=={version.group(1)}"], number)

@@ -49,7 +49,7 @@ from gpuready.probe.paste.clues import (
 from gpuready.probe.paste.errors import ErrorIndex, errors_in
 from gpuready.probe.paste.kinds import ReportKind, detect_kind, fingerprint_of_kind
 from gpuready.probe.paste.lightning import lightning_details
-from gpuready.probe.paste.listing import listed
+from gpuready.probe.paste.listing import listed, shown_packages
 from gpuready.probe.paste.prefilter import LINE_CUT, JoinedLines, required_word
 from gpuready.probe.paste.repl import printed
 from gpuready.probe.paste.segment import Section, clean_lines, segment_lines
@@ -74,6 +74,7 @@ _COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGN
     (r"\bnvcc\b", "nvcc"),
     (r"\bpip\d?\s+(list|freeze)\b", "pip-list"),
     (r"\bpip\d?\s+install\b", "pip-install"),
+    (r"\bpip\d?\s+show\b", "pip-show"),
     (r"\b(amdgpu-arch|offload-arch)\b", "amdgpu-arch"),
     (r"\brocm-sdk\s+targets\b", "rocm-sdk-targets"),
     (r"\bmodinfo\b", "modinfo"),
@@ -369,6 +370,9 @@ def fingerprint_of_clues(found_clues: Sequence[Clue], labels: dict[int, str], or
                 python=_fact(_precise(found, "host.python"), "paste", labels))
     rocm = _first(found, "stack.rocm") or _first(found, "package.rocm") or _first(found, "stack.rocm_file") or _first(
         found, "stack.rocm_path")
+    if rocm is None and (hip := _first(found, "stack.hip")) is not None and (
+            release := re.match(r"(\d+\.\d+)\.\d", hip.value)):  # HIP 6.3.42131 comes with ROCm 6.3
+        rocm = dataclasses.replace(hip, value=release.group(1))
     rocm_fact: Fact[Version] = Fact.absent("paste", "not in the paste")
     if rocm is not None:
         try:
@@ -469,6 +473,8 @@ def _torch(found: dict[str, list[Clue]], labels: dict[int, str]) -> Framework | 
     if version is None and hip is None and cuda is None and not found.get("torch.available"):
         return None
     variant = variant_of(version.value) if version else BuildVariant.UNKNOWN
+    if variant is BuildVariant.UNKNOWN and (said := _first(found, "torch.variant")) is not None:
+        variant = BuildVariant(said.value)  # a tool that prints a line only for one build says which
     if variant is BuildVariant.UNKNOWN and hip is not None:
         variant = BuildVariant.ROCM
     elif variant is BuildVariant.UNKNOWN and cuda is not None:
@@ -680,6 +686,30 @@ def _print_script(lines: tuple[str, ...]) -> str:
     return "; ".join(line for line in code if not line.startswith("#"))
 
 
+_HSA_ONLY = frozenset({"rocminfo", "rocminfo-fragment"})
+"""Section kinds of a tool that runs on ROCm's HSA runtime alone: a segmentation fault in one is a crash of ROCm."""
+
+
+_DISPLAY_GREP = re.compile(r"\|\s*(?:egrep|rg|grep)\b(?:\s+-\w+)*\s+"
+                           r"(?:'(?P<a>[^']*)'|\"(?P<b>[^\"]*)\"|(?P<c>[^\s|]+))", re.IGNORECASE)
+_DISPLAY_CLASSES = ("vga", "3d", "display", "accelerator")
+"""The PCI classes a GPU is listed under: consumer cards as VGA, data-centre ones as 3D or display controllers or
+processing accelerators."""
+
+
+def _lspci_found_nothing(command: str, output: Sequence[str]) -> str:
+    """The error an ``lspci | grep`` for GPUs shows when it printed no device: ``lspci_no_display_device`` where the
+    grep asked for every class a GPU is listed under, ``lspci_no_vga_device`` where it asked for VGA alone (a
+    data-centre GPU is a 3D controller); "" where it printed one, or grepped for something else."""
+    wanted = _DISPLAY_GREP.search(command)
+    what = (wanted.group("a") or wanted.group("b") or wanted.group("c") or "").lower() if wanted else ""
+    asked = [c for c in _DISPLAY_CLASSES if c in what]
+    shown = (*_DISPLAY_CLASSES, "controller", "[amd", "nvidia")
+    if not asked or any(c in line.lower() for line in output for c in shown):
+        return ""
+    return "lspci_no_display_device" if len(asked) > 1 else "lspci_no_vga_device"
+
+
 def read_paste(text: str, origin: str) -> Fingerprint:
     """Everything a paste shows, merged, with its sections and error lines. InputError when nothing in it is
     recognised (no section, no fact, no known error)."""
@@ -709,6 +739,8 @@ def read_paste(text: str, origin: str) -> Fingerprint:
                 if kind in ("rocm-version-file", "unrecognised") or c.field != "stack.rocm_file"]
         if 'msg="' in section.text:  # a key=value log line a browser wrapped: read once more, joined
             here.extend(_unwrapped_log_clues(section.lines, section.first))
+        if "Version:" in section.text and "Name:" in section.text:  # pip show's record of a package
+            here.extend(shown_packages(section.lines, section.first))
         if "* CUDA:" in section.text or "* System:" in section.text:  # Lightning's environment details
             here.extend(lightning_details(section.lines, section.first))
         if section.command:
@@ -731,6 +763,12 @@ def read_paste(text: str, origin: str) -> Fingerprint:
         shown = "text" if kind == "unrecognised" else kind  # a section with an error line in it is text read
         seen = [*errors_in(command, section.command_line, shown, hints), *errors_in(section.lines, section.first, shown,
                                                                                      hints)]
+        if kind == "lspci" and (empty := _lspci_found_nothing(section.command, section.lines)):
+            seen.append(ErrorSeen(empty, section.command[:300], f"line {section.command_line}, lspci",
+                                  line=section.command_line))
+        if kind in _HSA_ONLY:  # rocminfo calls nothing but the HSA runtime: its crash is the runtime's
+            seen = [dataclasses.replace(e, code="segfault_in_hip_runtime", detail=kind) if e.code == "process_segfault"
+                    else e for e in seen]
         for clue in here:
             labels[clue.line] = label
         if structured is not None:

@@ -20,7 +20,9 @@ from itertools import accumulate
 from gpuready.probe.paste.prefilter import JoinedLines, lines_with_any, long_lines
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-_]")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}(?![^`\n]*`)|~{3,})")
+"""A Markdown fence line; one of backticks with a backtick later on the line (```` ```RuntimeError: ...``` ````, a
+code span typed with three) opens none, as CommonMark has it."""
 _DETAILS = re.compile(r"^\s*</?(details|summary)\b[^>]*>.*$|^\s*<summary>.*</summary>\s*$", re.IGNORECASE)
 _PROMPT = re.compile(
     r"^\s*(?:"
@@ -93,7 +95,9 @@ def clean_lines(text: str) -> list[str]:
     marked.update(index + 1 for index in joined.where_word("\n>") if index + 1 < len(lines))  # found on the line before
     marked.update(index + 1 for index in joined.where_word("\n[") if index + 1 < len(lines))
     marked.update(index + 1 for index in joined.where_word("\n20") if index + 1 < len(lines))  # a dated log line
-    if text.startswith((">", "[", "20")):
+    marked.update(index + 1 for index in joined.where_word("\n`") if index + 1 < len(lines))
+    marked.update(joined.where_word("`\n"))
+    if text.startswith((">", "[", "20", "`")):
         marked.add(0)
     fenced = _fenced(lines, joined) if marked else ()
     for index in sorted(marked):  # the other lines need only their trailing spaces taken off
@@ -156,6 +160,8 @@ def _clean_line(line: str, quoted: bool = True) -> str:
         line = line.replace("：", ": ").replace("，", ", ")
     while quoted and line.startswith(">") and not line.startswith(">>>") and (len(line) == 1 or line[1] in " >"):
         line = line[2:] if line.startswith("> ") else line[1:]
+    if quoted and line.count("`") == 1 and (line.startswith("`") or line.endswith("`")):
+        line = line.strip("`")  # a code span typed with one backtick around lines: "`$ lspci | grep VGA", ..., "`"
     if line.startswith(_BANNER_GLUED) and "PyTorch version:" in line:
         line = line[line.index("PyTorch version:"):]  # a terminal wider than the banner glued the next line on
     return line
