@@ -386,16 +386,42 @@ def _names_one(detail: str, extensions: set[str]) -> bool:
     return any(name in extensions or name.split(".")[0] in extensions for name in named)
 
 
+def _plugin_modules(modules: dict[str, str], edges: dict[str, list[tuple[str, bool]]]) -> set[str]:
+    """Modules of a package folder none of whose modules anything outside it imports, in a project that imports
+    modules by a name it computes (``importlib.import_module(f"models.{name}")``): a model zoo whose entries are
+    loaded by the name a user picks, each one a choice (at least three of them, in a package with an ``__init__.py``,
+    not a folder of scripts)."""
+    folders: dict[str, list[str]] = {}
+    for path in modules:
+        folder, _, name = path.rpartition("/")
+        if folder and name != "__init__.py":
+            folders.setdefault(folder, []).append(path)
+    chosen: set[str] = set()
+    for folder, paths in folders.items():
+        if len(paths) >= 3 and f"{folder}/__init__.py" in modules and (
+                folder.rsplit("/", 1)[-1] not in _NOT_PLUGINS and component_of(paths[0]) in DECIDING) and not any(
+                    source.rpartition("/")[0] != folder for path in paths for source, _ in edges.get(path, ())):
+            chosen.update(paths)  # (one entry may import another: Crossformer builds on PatchTST's head)
+    return chosen
+
+
+_NOT_PLUGINS = frozenset({"scripts", "tools", "bin", "cli", "commands", "utils", "examples", "tests", "benchmarks"})
+"""Folders whose modules nothing imports for another reason: each is run as a program, or tried alone."""
+
+
 def optional_modules(imports: dict[str, list[tuple[str, bool]]], extras: Iterable[str] = (),
-                     graph: ImportGraph | None = None) -> dict[str, str]:
+                     graph: ImportGraph | None = None, loads_by_name: bool = False) -> dict[str, str]:
     """The project's own modules that are optional: core code reaches them only through an import that may fail
     (try/except ImportError, behind a flag, inside a function), however their own modules import each other.
     ``imports`` maps each Python file to its (import detail, optional) pairs. Returns file path -> the feature's name
     (its outermost optional module). A module nothing imports (an entry point, a plugin loaded by name) stays core,
     unless it is in a sub-package named after one of the project's ``extras`` that no module outside it imports (an
-    opt-in back end loaded by name, whose dependencies come with ``pip install project[extra]``)."""
+    opt-in back end loaded by name, whose dependencies come with ``pip install project[extra]``), or
+    ``loads_by_name`` (the project imports modules by a computed name) and it is one of a folder of such plugins."""
     modules, edges = graph or _edges(imports)
     forced = _extra_packages(modules, edges, extras) | _integrations(modules, edges, imports)
+    if loads_by_name:
+        forced |= _plugin_modules(modules, edges)
     imported: dict[str, set[str]] = {}  # importer -> what it imports unguarded
     for target, incoming in edges.items():
         for source, optional in incoming:

@@ -66,7 +66,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase, PackageEntry
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "53"
+SCANNER_VERSION = "56"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -406,7 +406,9 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     cuda_only.update(_included_only_by(cuda_only, sources))
     extras = [h[2] for relative, _, digest in entries if relative in ("setup.py", "pyproject.toml", "setup.cfg")
               for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", []) if h[0] == "extra_name"]
-    optional = optional_modules(imports, extras, graph)
+    loads_by_name = any(h[0] == "loads_by_name" for relative, kind, digest in entries if kind == "python"
+                        for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", []))
+    optional = optional_modules(imports, extras, graph, loads_by_name)
     if "builds_extensions" not in root_build.get("setup.py", []) and not any(
             "uses_cmake" in rules for rules in root_build.values()):  # the install compiles nothing: code loads them
         optional.update(optional_package_sources((r for r, kind, _ in entries if kind in ("kernel", "cpp")), optional))

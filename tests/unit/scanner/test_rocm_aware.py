@@ -1256,3 +1256,28 @@ def test_a_key_given_twice_in_a_data_file_is_refused_not_overwritten(tmp_path: P
     with pytest.raises(SchemaError, match="given twice"):
         load_kb(patterns=tmp_path / "patterns.yaml")
     assert load_kb().rule("python.onnx_cuda_provider") is not None
+
+
+def test_a_model_zoo_loaded_by_a_computed_name_is_one_feature_per_model(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """Time-Series-Library: exp/exp_basic.py lists models/*.py and loads the one a user names with
+    `importlib.import_module(module_path)`; models/Mamba.py imports mamba_ssm (a ROCm source build). Nothing imports
+    the models by name, so each is a choice (feature models.Mamba), and the project stays portable; without the
+    computed import the same file is core."""
+    (tmp_path / "exp").mkdir()
+    (tmp_path / "exp" / "__init__.py").write_text("")
+    (tmp_path / "exp" / "exp_basic.py").write_text(
+        "import importlib\n\ndef load(name):\n    return importlib.import_module(f'models.{name}')\n")
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "__init__.py").write_text("")
+    (tmp_path / "models" / "DLinear.py").write_text("import torch\n")
+    (tmp_path / "models" / "PatchTST.py").write_text("import torch\n")
+    (tmp_path / "models" / "Crossformer.py").write_text("from models.PatchTST import Head\n")
+    (tmp_path / "models" / "Mamba.py").write_text("import torch\nfrom mamba_ssm import Mamba\n")
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    found = [(f.code, f.evidence.get("component")) for f in report.findings if f.code == "scan.package.mamba-ssm"]
+    assert found == [("scan.package.mamba-ssm", "feature models.Mamba")]
+    assert verdict(report.findings) == "portable"
+    (tmp_path / "exp" / "exp_basic.py").write_text("from models import Mamba\n")
+    static = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    assert [f.evidence.get("component") for f in static.findings if f.code == "scan.package.mamba-ssm"] == ["core"]
+    assert verdict(static.findings) == "needs alternatives"
