@@ -43,7 +43,8 @@ NOT_ONE_PARSER = frozenset({"compat-sources", "runs-schema1", "pastes", "scan-co
                             "pastes-holdout16", "scan-corpus-holdout15",
                             "pastes-holdout17", "scan-corpus-holdout16", "pastes-holdout18",
                             "scan-corpus-holdout17", "pastes-holdout19", "scan-corpus-holdout18",
-                            "pastes-holdout20", "scan-corpus-holdout19"})
+                            "pastes-holdout20", "scan-corpus-holdout19",
+                            "pastes-holdout21", "scan-corpus-holdout20"})
 """Folders of other material: stored Runs, whole pastes (read by the paste reader), scan labels, example code."""
 
 
