@@ -1692,3 +1692,32 @@ def test_sglang_check_env_on_rocm_says_the_torch_build_and_the_rocm_release() ->
     assert str(fp.stack.rocm_version.value) == "6.3"
     codes = {f.code: f.severity for f in judge(fp, load_dataset())}
     assert codes.get("torch.arch_list_unshown") is Severity.INFO and "unknown.torch_build" not in codes
+
+
+def test_a_llama_cpp_built_without_a_gpu_back_end_is_a_blocker() -> None:
+    """cublas-wheels#16 (set 21): llama.cpp's system_info "AVX = 0 | ... | BLAS = 0 | ..." on an Orange Pi (no GPU
+    back end compiled in; a cuBLAS or hipBLAS build shows BLAS = 1), and its warning "not compiled with GPU offload
+    support"; a line that names a GPU back end, or BLAS = 1, is none."""
+    fp = read_paste(_fixture_text("h21-cublaswheels-16"), "paste: t")
+    assert [e.code for e in fp.errors] == ["llamacpp_no_gpu_build"]
+    assert {f.code: f.severity for f in judge(fp, load_dataset())}["error.llamacpp_no_gpu_build"] is Severity.BLOCKER
+    warned = read_paste("warning: not compiled with GPU offload support, --n-gpu-layers option will be ignored\n",
+                        "paste: t")
+    assert [e.code for e in warned.errors] == ["llamacpp_no_gpu_build"]
+    with pytest.raises(InputError):
+        read_paste("system_info: n_threads = 4 / 4 | AVX = 1 | AVX2 = 1 | FMA = 1 | BLAS = 1 | SSE3 = 1 |\n",
+                   "paste: t")
+
+
+def test_symptoms_said_in_sentences_and_an_environment_list() -> None:
+    """GPT-SoVITS#2743 (set 21): 'python -c "import torch; print(torch.cuda.is_available())" I do get True as a
+    return'; stable-diffusion-webui#10358 (set 17): 'does not run without --skip-torch-cuda test' (the flag the WebUI
+    asks for when torch cannot use the GPU); rocm-systems#8263 (set 21): "- Driver: amdgpu 6.16.6"; ROCm#6035:
+    "**GPU**: Radeon 8060S (gfx1151) — integrated"."""
+    said = read_paste(_fixture_text("h21-gptsovits-2743"), "paste: t").framework("torch")
+    assert said is not None and said.accelerator_available.value is True
+    flag = read_paste(_fixture_text("h17-a1111-10358"), "paste: t")
+    assert "no_gpu_found" in {e.code for e in flag.errors}
+    driver = read_paste(_fixture_text("h21-rocmsystems-8263"), "paste: t").stack.amdgpu_driver_version
+    assert driver.value == "6.16.6"
+    assert [d.name.value for d in read_paste(_fixture_text("h21-rocm-6035"), "paste: t").devices] == ["Radeon 8060S"]

@@ -15,7 +15,7 @@ import yaml
 from gpuready.compat.load import Dataset, load_dataset
 from tests.paste_truth import PASTES, Scored, cases, evaluate
 
-FOLDERS = (PASTES, *(PASTES.parent / f"pastes-holdout{n}" for n in ("", *map(str, range(2, 21)))))
+FOLDERS = (PASTES, *(PASTES.parent / f"pastes-holdout{n}" for n in ("", *map(str, range(2, 22)))))
 KNOWN: dict[str, dict[str, Any]] = {"facts": {}, "verdicts": {}, "errors": {}, "disputed_ready": {}}
 for _folder in FOLDERS:
     for _part, _entries in yaml.safe_load((_folder / "known-misses.yaml").read_text(encoding="utf-8")).items():

@@ -629,6 +629,9 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     (r"^GPU ((?:\d+,)+\d+)\s*:\s*(\S.*?)\s*$", lambda m: iter([("gpu.named", m.group(2), m.group(1).count(",") + 1)]),
      "gpu "),
     (r"^\s*ROCM Driver Version\s*:\s*(\d+\.\d+(?:\.\d+)*)\s*$", _one("stack.amdgpu_driver"), "rocm driver version"),
+    # an issue's environment list: "- Driver: amdgpu 6.16.6" (the DKMS driver's own release)
+    (r"^[\s>*\-•]*(?:\*\*)?(?:GPU |Kernel )?Driver(?:\*\*)?\s*:\s*(?:\*\*)?amdgpu(?:-dkms)?\s+"
+     r"v?(\d+\.\d+\.\d+(?:[.-]\d+)*)\b", _one("stack.amdgpu_driver"), "amdgpu"),
     # TensorFlow's device line on ROCm: "pciBusID: 0000:05:00.0 name: Vega 20     ROCm AMD GPU ISA: gfx906"
     (r"\bname: (\S.*?)\s+ROCm AMD GPU ISA: (gfx[0-9a-f]{3,4})\b", _many(("gpu.name", 1), ("gpu.arch", 2)),
      "rocm amd gpu isa"),
@@ -710,6 +713,12 @@ _TABLE: tuple[tuple[Any, ...], ...] = (
     # Returns False`
     (r"\btorch\.cuda\.is_available\(\)[^#\n]*#\s*(?i:->|=>|returns?|gives|prints|outputs?|is)?\s*:?\s*`?(True|False)`?"
      r"\W*$", _one("torch.available"), "is_available()"),
+    # what it gave, said in the sentence after the command: `python -c "import torch;
+    # print(torch.cuda.is_available())" I do get True as a return`
+    # (a bare "returns 'False'" right after it is read by the quoted-print rule)
+    (r"\btorch\.cuda\.is_available\(\)\)?[`'\"]*[^.!?#]{0,30}?\b(?i:I\s+(?:do\s+|still\s+|only\s+)?(?:get|got)|it\s+"
+     r"(?:returns|returned|prints|printed|gives|gave|says|said))\s+[`'\"]?(True|False)\b", _one("torch.available"),
+     "is_available()"),
     # the driver named after the CUDA version on its line: "**CUDA Version**: 12.8 (Driver 570.181)", "CUDA toolkit:
     # 12.4 (driver 570.124.06 from NVIDIA)"
     (r"\bCUDA(?: [Vv]ersion| toolkit)?\W{0,6}(\d{2}\.\d)\b[^\n]{0,40}?\b[Dd]river:?\s*v?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b",
@@ -958,6 +967,8 @@ _MAYBE_PROSE_OS = Caseless.of(re.compile(r"ubuntu|debian|fedora|rocky linux|cent
 _PROSE_ROCM = re.compile(r"(?<![/\w.\-+])ROCm(?:\s+(?:version|support))?(?:\s+is)?(?:\s*|-(?=\d))"
                          r"\(?v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
 """A ROCm release named in a sentence, not in a path or URL (``.../whl/rocm5.4.2`` is the torch build's)."""
+_PROSE_HIP_SDK = re.compile(r"\bHIP SDK\s+(?:version\s+)?v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
+"""AMD's HIP SDK for Windows named with its release ("the latest AMD HIP SDK 6.4"), which is the ROCm release."""
 _PROSE_CUDA = re.compile(r"(?<![/\w.\-+])(torch[- ]|pytorch[- ])?CUDA(?:\s+version)?\s+is\s+v?(\d{1,2}\.\d)\b",
                          re.IGNORECASE)
 """CUDA named in a sentence with its release ("my CUDA is 12.1"); "torch-cuda is 11.8" is the torch build's."""
@@ -980,7 +991,7 @@ _MAYBE_PROSE = re.compile(word_trie(frozenset((
     "ubuntu", "debian", "fedora", "rocky", "centos", "mint", "suse", "rhel", "pop!_os", "windows", "wsl", "gentoo",
     "arch linux", "nixos", "rocm", "generic", "lowlatency", "azure", "aws", "gcp", "oem", "amd64", "gfx", "radeon",
     "instinct", "firepro", "geforce", "tesla", "quadro", "titan", "nvidia", "amd", "h200", "b200", "l40", "a800",
-    "h800", "python", "cuda is", "cuda version is", "torch", "kernel", "ryzen", "fx-"))))
+    "h800", "python", "cuda is", "cuda version is", "torch", "kernel", "ryzen", "fx-", "hip sdk"))))
 _MAYBE_PROSE_MODEL = re.compile(r"r(?<=\br)x ?\d|m(?<=\bm)i-?\d|w(?<=\bw)\d{4}|\d ?xt|[ahv](?<=\b[ahv])100|"
                                 r"i(?<=\bi)[3579]-\d{4}")
 """A sentence (lower-cased) that can mention anything ``prose`` reads holds one of the words or a model's letters and
@@ -1021,6 +1032,8 @@ def prose(line: str) -> Iterator[Found]:
             yield "host.os", match.group(0)
     lowered = line.lower()  # each pattern below is tried only where the word it needs stands
     for match in _PROSE_ROCM.finditer(line) if "rocm" in lowered else ():
+        yield "stack.rocm", match.group(1)
+    for match in _PROSE_HIP_SDK.finditer(line) if "hip sdk" in lowered else ():
         yield "stack.rocm", match.group(1)
     for match in _PROSE_CUDA.finditer(line) if "cuda" in lowered else ():
         yield ("torch.cuda" if match.group(1) else "stack.cuda"), match.group(2)

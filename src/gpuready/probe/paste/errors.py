@@ -48,7 +48,7 @@ def error_patterns() -> tuple[ErrorPattern, ...]:
 _HINT = ("error", "fail", "denied", "fault", "not ", "no ", "unable", "cannot", "insufficient", "invalid", "hang",
          "timeout", "unsupported", "ignor", "fall", "cpu", "segment", "reset", "killed", "exception", "sigsegv", "true",
          "false", "terminated", "matching", "native", "could not", "_c", "physical_device", "gpus available", "err!",
-         "libamdhip64", "libhsa-runtime64", "offloaded 0/", "prohibited", "compatib", "detect", "recogni")
+         "libamdhip64", "libhsa-runtime64", "offloaded 0/", "prohibited", "compatib", "detect", "recogni", "blas = 0")
 """A lower-cased line without any of these words is no error line: the patterns are not tried on it (a
 case-insensitive pattern costs several times more than a plain search of the lower-cased lines for these words)."""
 

@@ -224,6 +224,7 @@ def clean_gpu_name(name: str) -> str:
     name = re.sub(r"(?<=[\w)])[.,;]+$", "", name)  # a sentence's full stop: "GPU: Radeon RX 7600 XT (gfx1102)."
     name = re.sub(r"(?<=-\d[ABCQ]|\d\d[ABCQ])\s+\d{1,3}\s?GB$", "", name)  # a vGPU profile's memory: "L40S-24Q 24GB"
     name = re.sub(r"(?i)\s+\d{1,3}\s?GB\s+(?:of\s+)?(?:VRAM|memory)$", "", name)  # "Radeon VII 16GB vram"
+    name = re.sub(r"\s+[\u2013\u2014]\s+[a-z][\w ,]{0,30}$", "", name)  # "Radeon 8060S (gfx1151) — integrated"
     return re.sub(r"\s*\((?!TM\))[^)]*\)?\s*$", "", name).strip() or name.strip()
 
 
