@@ -400,9 +400,28 @@ def _plugin_modules(modules: dict[str, str], edges: dict[str, list[tuple[str, bo
     for folder, paths in folders.items():
         if len(paths) >= 3 and f"{folder}/__init__.py" in modules and (
                 folder.rsplit("/", 1)[-1] not in _NOT_PLUGINS and component_of(paths[0]) in DECIDING) and not any(
-                    source.rpartition("/")[0] != folder for path in paths for source, _ in edges.get(path, ())):
-            chosen.update(paths)  # (one entry may import another: Crossformer builds on PatchTST's head)
+                    source.rpartition("/")[0] != folder or source.endswith("/__init__.py")
+                    for path in paths for source, _ in edges.get(path, ())):
+            chosen.update(paths)  # (one entry may import another, Crossformer PatchTST's head; the package's own
+            # __init__ importing them makes them its API, not entries loaded by name)
     return chosen
+
+
+def _shared_by_plugins(plugins: set[str], imported: dict[str, set[str]]) -> list[str]:
+    """The modules that two or more ``plugins`` load, each through unguarded imports (other plugins not passed)."""
+    users: dict[str, set[str]] = {}
+    for plugin in plugins:
+        seen: set[str] = set()
+        waiting = list(imported.get(plugin, ()))
+        while waiting:
+            path = waiting.pop()
+            if path in seen or path in plugins:
+                continue
+            seen.add(path)
+            waiting.extend(imported.get(path, ()))
+        for path in seen:
+            users.setdefault(path, set()).add(plugin)
+    return sorted(path for path, by in users.items() if len(by) >= 2)
 
 
 _NOT_PLUGINS = frozenset({"scripts", "tools", "bin", "cli", "commands", "utils", "examples", "tests", "benchmarks"})
@@ -420,17 +439,20 @@ def optional_modules(imports: dict[str, list[tuple[str, bool]]], extras: Iterabl
     ``loads_by_name`` (the project imports modules by a computed name) and it is one of a folder of such plugins."""
     modules, edges = graph or _edges(imports)
     forced = _extra_packages(modules, edges, extras) | _integrations(modules, edges, imports)
-    if loads_by_name:
-        forced |= _plugin_modules(modules, edges)
     imported: dict[str, set[str]] = {}  # importer -> what it imports unguarded
     for target, incoming in edges.items():
         for source, optional in incoming:
             if not optional:
                 imported.setdefault(source, set()).add(target)
+    plugins = _plugin_modules(modules, edges) if loads_by_name else set()
+    forced |= plugins
     # core: what nothing imports (an entry point, a plugin loaded by name), and what core code imports unguarded; the
-    # rest is loaded only behind a guard (reached from core code, a cycle among its own modules included)
+    # rest is loaded only behind a guard (reached from core code, a cycle among its own modules included); what two
+    # plugins loaded by name both use is the project's own machinery (pvcnn's modules/, which every config's model
+    # builds on), core as well
     core: set[str] = set()
     waiting = [path for path, incoming in edges.items() if not incoming and path not in forced]
+    waiting += _shared_by_plugins(plugins, imported)
     while waiting:
         path = waiting.pop()
         if path in core:

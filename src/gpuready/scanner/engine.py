@@ -66,7 +66,7 @@ from gpuready.scanner.hits import Hit
 from gpuready.scanner.kb import KnowledgeBase, PackageEntry
 from gpuready.scanner.python_source import analyse_python
 
-SCANNER_VERSION = "56"
+SCANNER_VERSION = "58"
 MAX_FILE_BYTES = 8 * 2**20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", ".eggs", "site-packages", "dist-packages", ".ipynb_checkpoints"}
@@ -108,6 +108,10 @@ _NOT_CONTAINER_RECIPES = frozenset({".md", ".rst", ".txt", ".py", ".sh", ".bash"
                                     ".cfg", ".ipynb", ".html"})
 """Suffixes of files that name a Dockerfile without being one (``Dockerfile.md`` documents one,
 ``dockerfile_gen.py`` writes one): each is read as what its suffix says."""
+
+
+_BUILD_SCRIPT = re.compile(r"setup_\w+\.py")
+"""A build script of its own name beside the package (``setup_cuda.py``): the extensions it makes are the project's."""
 
 
 def classify(path: Path) -> str | None:
@@ -379,7 +383,8 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
     imports = {relative: [(h[2], bool(h[3])) for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", [])
                           if h[0] == "module_import"]
                for relative, kind, digest in entries if kind in ("python", "setup_py")}
-    extensions = {h[2]: relative for relative, kind, digest in entries if kind == "setup_py"
+    extensions = {h[2]: relative for relative, kind, digest in entries if kind == "setup_py" or (
+                      kind == "python" and _BUILD_SCRIPT.fullmatch(relative.rpartition("/")[2]))
                   for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", []) if h[0] == "extension_name"}
     own |= {name.split(".")[0] for name in extensions}  # the extensions the project builds are its own modules too
     root_build = {relative: [rule for rule, *_ in (fresh.get(digest) or known.get(digest) or {}).get("hits", [])]
@@ -639,6 +644,8 @@ def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozens
     seen_packages: set[str] = set()
     by_rule: dict[str, list[Hit]] = {}
     package_lines: dict[str, list[int]] = {}  # every line a package is imported, required or used on (evidence)
+    named = {(h.line, h.detail.partition("|")[0]): h.detail.partition("|")[2].split(",") for h in hits
+             if h.rule == "module_import" and "|" in h.detail}  # `from numba import cuda`: numba, [cuda]
     for hit in hits:
         if hit.rule == "import_use":  # where an imported package is used: its finding's lines, no finding of its own
             if hit.detail.split(".")[0] not in own and (used := kb.by_import(hit.detail)) is not None:
@@ -649,6 +656,9 @@ def findings_for(relative: str, hits: list[Hit], kb: KnowledgeBase, own: frozens
                 if hit.detail.split(".")[0] in own:
                     continue
                 entry = kb.by_import(hit.detail)
+                submodules = [kb.import_index[f"{hit.detail}.{name}"] for name in named.get((hit.line, hit.detail), ())
+                              if f"{hit.detail}.{name}" in kb.import_index]
+                entry = submodules[0] if submodules else entry  # a module of its own in the data: numba.cuda
             elif hit.rule == "requirement_git":
                 entry = kb.by_repo(hit.detail)
             else:

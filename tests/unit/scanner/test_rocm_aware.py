@@ -1281,3 +1281,56 @@ def test_a_model_zoo_loaded_by_a_computed_name_is_one_feature_per_model(tmp_path
     static = scan_tree(tmp_path, kb, jobs=1, cache=False)
     assert [f.evidence.get("component") for f in static.findings if f.code == "scan.package.mamba-ssm"] == ["core"]
     assert verdict(static.findings) == "needs alternatives"
+
+
+def test_plugins_share_the_project_machinery_and_a_package_api_is_no_plugin(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """pvcnn: configs loaded by name (utils/config.py's importlib.import_module(module)) each build a model from
+    modules/, whose functional/__init__.py imports its kernels' wrappers and whose backend.py JIT-builds the CUDA
+    sources: what two configs share is the project's own machinery (core), and modules the package's __init__
+    imports are its API, not entries loaded by name."""
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "utils" / "__init__.py").write_text("")
+    (tmp_path / "utils" / "config.py").write_text("import importlib\n\ndef load(m):\n    importlib.import_module(m)\n")
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "__init__.py").write_text("")
+    for name in ("pointnet", "pvcnn", "pointnet2"):
+        (tmp_path / "configs" / f"{name}.py").write_text("from modules.functional import voxelize\n")
+    functional = tmp_path / "modules" / "functional"
+    functional.mkdir(parents=True)
+    (tmp_path / "modules" / "__init__.py").write_text("")
+    (functional / "__init__.py").write_text("from modules.functional.voxelization import voxelize\n"
+                                            "from modules.functional.grouping import group\n"
+                                            "from modules.functional.sampling import sample\n")
+    for name in ("voxelization", "grouping", "sampling"):
+        (functional / f"{name}.py").write_text("from modules.functional.backend import _backend\n")
+    (functional / "backend.py").write_text(
+        "from torch.utils.cpp_extension import load\n_backend = load(name='_b', sources=['src/a.cpp', 'src/a.cu'])\n")
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    found = [(f.location, f.evidence.get("component")) for f in report.findings
+             if f.code == "scan.python.cpp_extension_cuda"]
+    assert found == [("modules/functional/backend.py:2", "core")]
+    assert verdict(report.findings) == "needs alternatives"
+
+
+def test_a_build_script_of_its_own_name_makes_the_extension_the_package_imports(tmp_path: Path,
+                                                                                 kb: KnowledgeBase) -> None:
+    """SqueezeLLM: squeezellm/setup_cuda.py builds quant_cuda (a plain CUDAExtension), which squeezellm/quant.py
+    imports unconditionally: the build is the core's, not an optional part; and `from numba import cuda` (pvcnn's
+    KITTI IoU) is numba's CUDA target, not numba's portable CPU JIT."""
+    (tmp_path / "squeezellm").mkdir()
+    (tmp_path / "squeezellm" / "__init__.py").write_text("")
+    (tmp_path / "squeezellm" / "quant.py").write_text("import torch\nimport quant_cuda\n")
+    (tmp_path / "squeezellm" / "setup_cuda.py").write_text(
+        "from setuptools import setup\nfrom torch.utils import cpp_extension\n"
+        "setup(name='quant_cuda', ext_modules=[cpp_extension.CUDAExtension(\n"
+        "    'quant_cuda', ['quant_cuda.cpp', 'quant_cuda_kernel.cu'])],\n"
+        "    cmdclass={'build_ext': cpp_extension.BuildExtension})\n")
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup\nsetup(name='squeezellm', packages=['squeezellm'])\n")
+    report = scan_tree(tmp_path, kb, jobs=1, cache=False)
+    assert [(f.code, f.evidence.get("component")) for f in report.findings
+            if f.code == "scan.python.cpp_extension_cuda"] == [("scan.python.cpp_extension_cuda", "core")]
+    assert verdict(report.findings) == "needs alternatives"
+    (tmp_path / "squeezellm" / "iou.py").write_text("import numba\nfrom numba import cuda\nfrom numba import jit\n")
+    codes = {f.code for f in scan_tree(tmp_path, kb, jobs=1, cache=False).findings if "iou.py" in (f.location or "")}
+    assert codes == {"scan.package.numba-cuda", "scan.package.numba"}
