@@ -38,15 +38,20 @@ CUDA_WHEELS = re.compile(r"download\.pytorch\.org/whl/(nightly/)?cu(\d{2,3}\b|\$
                           r"\+\$\{?CUDA\b|"
                           r"Jimver/cuda-toolkit|"
                           r"cuda-toolkit@|\bnvidia-(cublas|cudnn|cuda-runtime|cuda-nvrtc|nccl|cusparse)-cu\d+|"
-                          r"--index-url\s+\S*/cu\d{3}\b|\bapt(-get)?\s+install\b[^\n]*\bcuda-(toolkit|nvcc|libraries)|"
+                          r"--index-url\s+\S*/cu\d{3}\b|"
+                          r"\bapt(?:-get)?\s+(?:-\S+\s+)*install\b[^\n]*"
+                          r"\b(?:nvidia-)?cuda(?:-(?:toolkit|nvcc|libraries)\S*)?(?=\s|$)|"
+                          r"developer\.download\.nvidia\.com/compute/cuda/|"
                           r"\b(conda|mamba|micromamba)\s+install\b[^\n]*(-c|--channel)\s+nvidia\b|"
                           r"jax_cuda_releases\.html|\+cuda\d+\.cudnn\d+|"
                           r"^\s*module\s+(?:load|add)\s+(?:cuda|cudatoolkit|nvhpc)/\d")
-"""CUDA builds installed: PyTorch's CUDA wheel indexes (also with the CUDA version in a shell variable), ``+cu121``
-pins, the NVIDIA conda channel's toolkit, NVIDIA's library wheels, JAX's CUDA release page and ``+cuda12.cudnn89``
-jaxlib builds, a cluster's CUDA toolkit module loaded (``module load cuda/12.4``), prebuilt extension wheels named
-for a CUDA and torch (``+cu122torch2.3``), a project's own CUDA wheel index or find-links page (``-i .../whl/cu118``,
-``-f .../torch-1.13.0_cu117.html``), and conda's ``pytorch-cuda=12.1`` or ``cudatoolkit=11.8``."""
+"""CUDA builds installed: NVIDIA's CUDA toolkit (its apt or conda packages, its installers and repositories on
+developer.download.nvidia.com), PyTorch's CUDA wheel indexes (also with the CUDA version in a shell variable),
+``+cu121`` pins, the NVIDIA conda channel's toolkit, NVIDIA's library wheels, JAX's CUDA release page and
+``+cuda12.cudnn89`` jaxlib builds, a cluster's CUDA toolkit module loaded (``module load cuda/12.4``), prebuilt
+extension wheels named for a CUDA and torch (``+cu122torch2.3``), a project's own CUDA wheel index or find-links page
+(``-i .../whl/cu118``, ``-f .../torch-1.13.0_cu117.html``), and conda's ``pytorch-cuda=12.1`` or
+``cudatoolkit=11.8``."""
 _SUBMODULE = re.compile(r"url\s*=\s*\S*(NVIDIA/cutlass|NVIDIA/cccl|NVIDIA/cub|NVlabs/cub|NVIDIA/thrust|"
                         r"NVIDIA/TensorRT|NVIDIA/nvbench|NVIDIA/cudnn-frontend|NVIDIA/nccl\b|flashinfer-ai/flashinfer)",
                         re.IGNORECASE)

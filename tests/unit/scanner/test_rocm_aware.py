@@ -1334,3 +1334,21 @@ def test_a_build_script_of_its_own_name_makes_the_extension_the_package_imports(
     (tmp_path / "squeezellm" / "iou.py").write_text("import numba\nfrom numba import cuda\nfrom numba import jit\n")
     codes = {f.code for f in scan_tree(tmp_path, kb, jobs=1, cache=False).findings if "iou.py" in (f.location or "")}
     assert codes == {"scan.package.numba-cuda", "scan.package.numba"}
+
+
+def test_ci_that_installs_nvidias_cuda_toolkit_tests_no_rocm_path(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """OpenRLHF's workflow (`wget .../compute/cuda/repos/.../cuda-keyring_1.1-1_all.deb`, then `sudo apt-get -y
+    install cuda-toolkit-${{ matrix.cuda-version }}`), fast-transformers' runfile installer from
+    developer.download.nvidia.com, nerfacc's `apt-get -y install cuda`; not `apt-get install -y cuda-drivers` (a
+    driver) nor `python3-pycuda`."""
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    (workflows / "ci.yml").write_text(
+        "jobs:\n  test:\n    steps:\n      - run: |\n"
+        "          wget https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/x86_64/cuda-keyring.deb\n"
+        "          sudo apt-get -y install cuda-toolkit-${{ matrix.cuda-version }}\n")
+    (workflows / "other.yml").write_text(
+        "jobs:\n  test:\n    steps:\n      - run: sudo apt-get install -y cuda-drivers python3-pycuda\n")
+    found = [(f.code, f.location) for f in scan_tree(tmp_path, kb, jobs=1, cache=False).findings
+             if f.code == "scan.ci.cuda_wheels"]
+    assert found == [("scan.ci.cuda_wheels", ".github/workflows/ci.yml:5")]
