@@ -630,7 +630,7 @@ def _test_text(node: ast.AST) -> str:
 
 
 _TRIGGERS = re.compile(r"cuda|CUDA|nvcc|nvidia|capability|cpp_extension|inline_asm|inline_ptx|num_warps|nccl|"
-                       r"import_module|"
+                       r"import_module|__import__|"
                        r"flash_attention_2|xformers|whl/cu|Tensorrt|sdp_kernel|sdpa_kernel|enable_math_sdp|"
                        r"apex|paged_|_8bit|bnb|-gencode|--expt|-Xptxas|-Xcompiler|diag-suppress|use_fast_math|-arch=|"
                        r"nvtx|cudnn|hip|HIP|rocm|ROCM")
