@@ -481,9 +481,6 @@ class _Visitor(ast.NodeVisitor):
             self.hit("python.xformers_attention", node, function, self.optional)  # set_attention_backend("xformers")
         if _without_math_sdpa(last, node, keywords) and not any(map(_NAMED_FOR_A_KERNEL.search, self.scopes)):
             self.hit("python.sdpa_math_disabled", node, function)  # unless a variant named for it, chosen by name
-        if (function.endswith("importlib.import_module") or function in ("import_module", "__import__")) and (
-                node.args and not isinstance(node.args[0], ast.Constant)):
-            self.hit("loads_by_name", node, function)  # a module whose name is computed: plugins loaded by name
         if last == "inline_asm_elementwise":
             self.hit("triton.inline_asm", node, function)
         elif last == "inline_ptx" or function.endswith("llvm.inline_asm"):  # CuTe DSL's PTX, MLIR's llvm dialect
@@ -630,7 +627,6 @@ def _test_text(node: ast.AST) -> str:
 
 
 _TRIGGERS = re.compile(r"cuda|CUDA|nvcc|nvidia|capability|cpp_extension|inline_asm|inline_ptx|num_warps|nccl|"
-                       r"import_module|__import__|"
                        r"flash_attention_2|xformers|whl/cu|Tensorrt|sdp_kernel|sdpa_kernel|enable_math_sdp|"
                        r"apex|paged_|_8bit|bnb|-gencode|--expt|-Xptxas|-Xcompiler|diag-suppress|use_fast_math|-arch=|"
                        r"nvtx|cudnn|hip|HIP|rocm|ROCM")
@@ -653,7 +649,15 @@ def analyse_python(text: str, filename: str = "<source>", watched: frozenset[str
     visitor.visit(tree)
     if visitor.bound:
         visitor.hits += uses_of_imports(text, visitor.bound, visitor.import_lines)
+    if "import" in text and (computed := _COMPUTED_IMPORT.search(text)):  # read from the text: the walk needs no more
+        visitor.hits.append(Hit("loads_by_name", text.count("\n", 0, computed.start()) + 1, computed.group(0)))
     return visitor.hits
+
+
+_COMPUTED_IMPORT = re.compile(r"(?<![\w.])(?:importlib\.)?import_module\(\s*(?![\s'\")])|"
+                              r"(?<![\w.])__import__\(\s*(?![\s'\")])")
+"""A module imported by a name computed at run time (``importlib.import_module(f"models.{name}")``, not a literal):
+the project loads plugins by name."""
 
 
 _MAX_USES = 20
