@@ -117,6 +117,10 @@ def cuda_variants(paths: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
+BUILD_SCRIPT = re.compile(r"setup_\w+\.py")
+"""A build script of its own name (``setup_cuda.py``): a sub-project of its own, whose extensions are the project's."""
+
+
 def subprojects(paths: Iterable[str], settings_only_root: bool = False) -> tuple[str, ...]:
     """Folders below the root that are projects of their own (their own setup.py or pyproject.toml): installed
     separately, so optional for the project. A build script of its own name (``setup_cuda.py``, at the root or in a
@@ -137,7 +141,7 @@ def subprojects(paths: Iterable[str], settings_only_root: bool = False) -> tuple
                 root_build = root_build or pure.name == "setup.py" or not settings_only_root
             else:
                 nested.add(pure.parent)
-        elif re.fullmatch(r"setup_\w+\.py", pure.name):
+        elif BUILD_SCRIPT.fullmatch(pure.name):
             found.add(str(pure))
     if not root_build and nested and (settings_only_root or not _code_outside(paths, nested)):
         # no build at the root: the shallowest nested one is the project itself, unless Python code stands outside

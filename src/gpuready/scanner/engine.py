@@ -36,6 +36,7 @@ from gpuready.scanner.build_files import (
 from gpuready.scanner.cfamily import LANE_RULES, analyse_cfamily, uses_cuda
 from gpuready.scanner.components import (
     AROUND,
+    BUILD_SCRIPT,
     CI,
     DECIDING,
     DOCS,
@@ -108,10 +109,6 @@ _NOT_CONTAINER_RECIPES = frozenset({".md", ".rst", ".txt", ".py", ".sh", ".bash"
                                     ".cfg", ".ipynb", ".html"})
 """Suffixes of files that name a Dockerfile without being one (``Dockerfile.md`` documents one,
 ``dockerfile_gen.py`` writes one): each is read as what its suffix says."""
-
-
-_BUILD_SCRIPT = re.compile(r"setup_\w+\.py")
-"""A build script of its own name beside the package (``setup_cuda.py``): the extensions it makes are the project's."""
 
 
 def classify(path: Path) -> str | None:
@@ -384,7 +381,7 @@ def scan_tree(root: Path, kb: KnowledgeBase, *, jobs: int | None = None, cache: 
                           if h[0] == "module_import"]
                for relative, kind, digest in entries if kind in ("python", "setup_py")}
     extensions = {h[2]: relative for relative, kind, digest in entries if kind == "setup_py" or (
-                      kind == "python" and _BUILD_SCRIPT.fullmatch(relative.rpartition("/")[2]))
+                      kind == "python" and BUILD_SCRIPT.fullmatch(relative.rpartition("/")[2]))
                   for h in (fresh.get(digest) or known.get(digest) or {}).get("hits", []) if h[0] == "extension_name"}
     own |= {name.split(".")[0] for name in extensions}  # the extensions the project builds are its own modules too
     root_build = {relative: [rule for rule, *_ in (fresh.get(digest) or known.get(digest) or {}).get("hits", [])]
